@@ -1,0 +1,1 @@
+//! Criterion benches of the Nenjim Journal (see the performance issue).

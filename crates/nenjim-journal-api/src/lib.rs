@@ -1,0 +1,127 @@
+//! The public contract of the Nenjim Journal.
+//!
+//! # Brief overview
+//!
+//! The Nenjim Journal is an immutable, hash-chained, per-artifact record of
+//! what a software hub knows about artifacts: every release with its
+//! license, content pointer, dependencies, exclusions and preferences, and
+//! the policy (yank, deprecate, recommend) that applies to them, queryable as
+//! of any point in its history.
+//!
+//! This crate holds only the contract, and no implementation:
+//!
+//! - [`JournalService`]: the read-only queries a consumer makes (latest,
+//!   exact, as-of, release, replay). It is filesystem-independent.
+//! - [`JournalServiceManager`]: the one passive administration operation,
+//!   [`refresh`](JournalServiceManager::refresh), for the owner of the Journal.
+//! - [`component`]: the lifecycle shared by Nenjim services.
+//! - [`model`]: the immutable domain objects ([`model::JournalRevision`],
+//!   [`model::ArtifactRelease`] …) the queries return.
+//! - [`valuetypes`]: the validated value types, one per token of the text
+//!   format, each with a `FromStr`/`Display` round trip.
+//! - [`error`]: [`error::JournalError`], a compiler-style diagnostic with a
+//!   typed [`error::ErrorKind`].
+//!
+//! Consumers depend on this crate alone and receive a
+//! `Arc<dyn JournalService>` from an implementation (the reference one is
+//! `nenjim-journal-ref`).
+//!
+//! ```
+//! use nenjim_journal_api::JournalService;
+//! use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+//!
+//! /// Which releases of `artifact` were known at `instant`, and which were yanked.
+//! fn known_at(
+//!     journal: &dyn JournalService,
+//!     artifact: &ArtifactCoordinate,
+//!     instant: JournalVersion,
+//! ) -> Result<Vec<(String, bool)>, nenjim_journal_api::error::JournalError> {
+//!     let Some(revision) = journal.revision_as_of(artifact, instant)? else {
+//!         return Ok(Vec::new());
+//!     };
+//!     Ok(revision
+//!         .releases()
+//!         .iter()
+//!         .map(|r| (r.version().to_string(), r.policy().yanked().is_some()))
+//!         .collect())
+//! }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+pub mod component;
+pub mod error;
+pub mod model;
+pub mod valuetypes;
+
+use error::JournalError;
+use model::{ArtifactRelease, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor};
+use valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
+
+/// The read-only Journal: every accepted revision of every artifact.
+///
+/// Unknown things give `Ok(None)` or an empty collection, never an error.
+/// Before a successful start (or after a failed one) every method fails with
+/// [`ErrorKind::NotStarted`](error::ErrorKind::NotStarted); after stop, with
+/// [`ErrorKind::Stopped`](error::ErrorKind::Stopped). No method starts,
+/// stops, refreshes, parses, ingests, names a path, or mutates anything.
+pub trait JournalService: component::NenjimComponent {
+    /// Every artifact with at least one accepted revision.
+    fn coordinates(&self) -> Result<BTreeSet<ArtifactCoordinate>, JournalError>;
+
+    /// Every revision of `artifact`, ascending by Journal version.
+    fn revisions(
+        &self,
+        artifact: &ArtifactCoordinate,
+    ) -> Result<Vec<JournalRevision>, JournalError>;
+
+    /// The head revision of `artifact`.
+    fn latest(
+        &self,
+        artifact: &ArtifactCoordinate,
+    ) -> Result<Option<JournalRevision>, JournalError>;
+
+    /// The revision of `artifact` with exactly this Journal version.
+    fn revision(
+        &self,
+        artifact: &ArtifactCoordinate,
+        version: JournalVersion,
+    ) -> Result<Option<JournalRevision>, JournalError>;
+
+    /// The newest revision of `artifact` at or before `at_or_before`.
+    fn revision_as_of(
+        &self,
+        artifact: &ArtifactCoordinate,
+        at_or_before: JournalVersion,
+    ) -> Result<Option<JournalRevision>, JournalError>;
+
+    /// One release as the revision `revision` of `artifact` sees it, with its
+    /// policy context in that revision.
+    fn release(
+        &self,
+        artifact: &ArtifactCoordinate,
+        revision: JournalVersion,
+        release: &ReleaseVersion,
+    ) -> Result<Option<ArtifactRelease>, JournalError>;
+
+    /// The cold change feed: a cursor over every accepted revision with
+    /// `sequence() > request.after_sequence()`, in ascending sequence order,
+    /// over the snapshot taken now. `follow(true)` is refused with
+    /// [`ErrorKind::FollowUnsupported`](error::ErrorKind::FollowUnsupported).
+    fn replay(&self, request: &ReplayRequest) -> Result<Box<dyn RevisionCursor>, JournalError>;
+}
+
+/// Passive administration of a Journal by its one owner.
+pub trait JournalServiceManager: Send + Sync {
+    /// The Journal's root directory, normalized and absolute.
+    fn journal_root(&self) -> &Path;
+
+    /// Re-reads the root and ingests new revisions, each atomically.
+    /// Fails with [`ErrorKind::NotStarted`](error::ErrorKind::NotStarted)
+    /// before a successful start.
+    fn refresh(&self) -> Result<RefreshReport, JournalError>;
+}

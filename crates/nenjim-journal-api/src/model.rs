@@ -1,0 +1,891 @@
+//! Composed, immutable domain objects: what a Journal revision says.
+//!
+//! A [`JournalRevision`] is one artifact's complete worldview at one
+//! instant: its releases ([`ArtifactRelease`], each with
+//! [`Dependency`]s, [`Exclusion`]s and [`Preference`]s) and its
+//! [`PolicyStatement`]s, whose effect on each release is that release's
+//! [`ReleasePolicy`]. Both are cheap to clone (`Arc` inside) and
+//! `Send + Sync`.
+//!
+//! Revisions and releases are built with [`RevisionBuilder`] and
+//! [`ReleaseBuilder`], which enforce the semantic rules of sections 4 and 5
+//! of the format one statement at a time (so a parser can locate the
+//! offending line), and cannot produce a revision that breaks them.
+//!
+//! ```
+//! use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
+//! use nenjim_journal_api::valuetypes::*;
+//! # fn main() -> Result<(), nenjim_journal_api::error::JournalError> {
+//! let coordinate: ArtifactCoordinate = "left-pad".parse()?;
+//! let mut revision = JournalRevision::builder(
+//!     coordinate.clone(),
+//!     "20261129T101530Z".parse()?,
+//!     None,
+//!     Description::new("pads strings on the left")?,
+//! );
+//! let release = ArtifactRelease::builder(
+//!     coordinate,
+//!     "1.0.0".parse()?,
+//!     "MIT".parse()?,
+//!     ContentPointer::new(ContentDigest::of_bytes(b"blob"), 4),
+//! )
+//! .build();
+//! revision.push_release(release)?;
+//! revision.push_policy(PolicyStatement::Recommend { version: "1.0.0".parse()? })?;
+//! let revision = revision.build(RevisionDigest::of_text("the text it came from"));
+//! assert!(revision.releases()[0].policy().is_recommended());
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::{ErrorKind, JournalError};
+use crate::valuetypes::{
+    ArtifactCoordinate, ContentPointer, Description, InformationUri, JournalVersion,
+    LicenseExpression, ReleaseVersion, RevisionDigest, VersionRequirement,
+};
+
+fn semantic(message: impl Into<String>) -> JournalError {
+    JournalError::new(ErrorKind::Semantic, message)
+}
+
+/// A `DEPENDS` line: the release needs `artifact` in `requirement`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Dependency {
+    artifact: ArtifactCoordinate,
+    requirement: VersionRequirement,
+    description: Option<Description>,
+}
+
+impl Dependency {
+    /// A dependency on `artifact` in `requirement`, with an optional description.
+    pub fn new(
+        artifact: ArtifactCoordinate,
+        requirement: VersionRequirement,
+        description: Option<Description>,
+    ) -> Dependency {
+        Dependency {
+            artifact,
+            requirement,
+            description,
+        }
+    }
+    /// The artifact depended on.
+    pub fn artifact(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+    /// The versions that satisfy the dependency.
+    pub fn requirement(&self) -> &VersionRequirement {
+        &self.requirement
+    }
+    /// The optional description.
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+}
+
+/// An `EXCLUDES` line: `artifact` (in `requirement`, or in every version when
+/// there is none) must never be in this release's dependency graph.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Exclusion {
+    artifact: ArtifactCoordinate,
+    requirement: Option<VersionRequirement>,
+    description: Option<Description>,
+}
+
+impl Exclusion {
+    /// An exclusion of `artifact`, in `requirement` or in every version.
+    pub fn new(
+        artifact: ArtifactCoordinate,
+        requirement: Option<VersionRequirement>,
+        description: Option<Description>,
+    ) -> Exclusion {
+        Exclusion {
+            artifact,
+            requirement,
+            description,
+        }
+    }
+    /// The excluded artifact.
+    pub fn artifact(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+    /// The excluded versions; `None` means all of them.
+    pub fn requirement(&self) -> Option<&VersionRequirement> {
+        self.requirement.as_ref()
+    }
+    /// The optional description.
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+}
+
+/// A `PREFERS` line: where several versions of `artifact` would do, those in
+/// `requirement` are chosen first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Preference {
+    artifact: ArtifactCoordinate,
+    requirement: VersionRequirement,
+    description: Option<Description>,
+}
+
+impl Preference {
+    /// A preference for `artifact` in `requirement`.
+    pub fn new(
+        artifact: ArtifactCoordinate,
+        requirement: VersionRequirement,
+        description: Option<Description>,
+    ) -> Preference {
+        Preference {
+            artifact,
+            requirement,
+            description,
+        }
+    }
+    /// The artifact the preference is about.
+    pub fn artifact(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+    /// The preferred versions.
+    pub fn requirement(&self) -> &VersionRequirement {
+        &self.requirement
+    }
+    /// The optional description.
+    pub fn description(&self) -> Option<&Description> {
+        self.description.as_ref()
+    }
+}
+
+/// A policy statement of a revision (section 5).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PolicyStatement {
+    /// Matching releases stay queryable but must not be chosen by a new resolution.
+    Yank {
+        /// The releases yanked.
+        requirement: VersionRequirement,
+        /// Why.
+        reason: Description,
+    },
+    /// Matching releases may be chosen, with a warning.
+    Deprecate {
+        /// The releases deprecated.
+        requirement: VersionRequirement,
+        /// Why.
+        reason: Description,
+    },
+    /// The release the publisher recommends by default.
+    Recommend {
+        /// The recommended release.
+        version: ReleaseVersion,
+    },
+}
+
+/// The policy context of a release in one revision: yanked or not,
+/// deprecated or not (each with its reason), recommended or not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReleasePolicy {
+    yanked: Option<Description>,
+    deprecated: Option<Description>,
+    recommended: bool,
+}
+
+impl ReleasePolicy {
+    /// The yank reason, if the release is yanked.
+    pub fn yanked(&self) -> Option<&Description> {
+        self.yanked.as_ref()
+    }
+    /// The deprecation reason, if the release is deprecated.
+    pub fn deprecated(&self) -> Option<&Description> {
+        self.deprecated.as_ref()
+    }
+    /// Whether the release is the recommended one.
+    pub fn is_recommended(&self) -> bool {
+        self.recommended
+    }
+}
+
+/// The immutable part of a release, shared between revisions.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ReleaseBody {
+    coordinate: ArtifactCoordinate,
+    version: ReleaseVersion,
+    license: LicenseExpression,
+    content: ContentPointer,
+    description: Option<Description>,
+    dependencies: Box<[Dependency]>,
+    exclusions: Box<[Exclusion]>,
+    preferences: Box<[Preference]>,
+}
+
+/// One release of an artifact as a revision sees it: its immutable values
+/// (license, content, description, dependencies, exclusions, preferences)
+/// and its policy context in that revision.
+///
+/// Cheap to clone: the values are shared (`Arc`), and a successor revision
+/// shares the values of every release it keeps unchanged.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ArtifactRelease {
+    body: Arc<ReleaseBody>,
+    policy: ReleasePolicy,
+}
+
+impl ArtifactRelease {
+    /// Starts a release of `coordinate` (the revision's artifact).
+    pub fn builder(
+        coordinate: ArtifactCoordinate,
+        version: ReleaseVersion,
+        license: LicenseExpression,
+        content: ContentPointer,
+    ) -> ReleaseBuilder {
+        ReleaseBuilder {
+            body: ReleaseBody {
+                coordinate,
+                version,
+                license,
+                content,
+                description: None,
+                dependencies: Box::default(),
+                exclusions: Box::default(),
+                preferences: Box::default(),
+            },
+            dependencies: Vec::new(),
+            exclusions: Vec::new(),
+            preferences: Vec::new(),
+            depended: HashSet::new(),
+            excluded: HashSet::new(),
+            preferred: HashSet::new(),
+        }
+    }
+
+    /// The artifact this is a release of.
+    pub fn coordinate(&self) -> &ArtifactCoordinate {
+        &self.body.coordinate
+    }
+    /// The release's version.
+    pub fn version(&self) -> &ReleaseVersion {
+        &self.body.version
+    }
+    /// The release's license.
+    pub fn license(&self) -> &LicenseExpression {
+        &self.body.license
+    }
+    /// The pointer to the release's blob.
+    pub fn content(&self) -> &ContentPointer {
+        &self.body.content
+    }
+    /// The optional description.
+    pub fn description(&self) -> Option<&Description> {
+        self.body.description.as_ref()
+    }
+    /// The `DEPENDS` lines, in text order.
+    pub fn dependencies(&self) -> &[Dependency] {
+        &self.body.dependencies
+    }
+    /// The `EXCLUDES` lines, in text order.
+    pub fn exclusions(&self) -> &[Exclusion] {
+        &self.body.exclusions
+    }
+    /// The `PREFERS` lines, in text order.
+    pub fn preferences(&self) -> &[Preference] {
+        &self.body.preferences
+    }
+    /// The release's policy context in the revision it was taken from.
+    pub fn policy(&self) -> &ReleasePolicy {
+        &self.policy
+    }
+
+    /// Whether `other` has the same values (coordinate, version, license,
+    /// content, description, dependencies, exclusions and preferences),
+    /// comparing the three lists as sets, and ignoring policy. This is the
+    /// release immutability test of section 6.
+    pub fn same_values(&self, other: &ArtifactRelease) -> bool {
+        let (a, b) = (&*self.body, &*other.body);
+        if Arc::ptr_eq(&self.body, &other.body) {
+            return true;
+        }
+        a.coordinate == b.coordinate
+            && a.version == b.version
+            && a.license == b.license
+            && a.content == b.content
+            && a.description == b.description
+            && same_set(&a.dependencies, &b.dependencies, |d| &d.artifact)
+            && same_set(&a.exclusions, &b.exclusions, |d| &d.artifact)
+            && same_set(&a.preferences, &b.preferences, |d| &d.artifact)
+    }
+
+    /// Whether the two share one stored copy of their values (structural sharing).
+    pub fn shares_values_with(&self, other: &ArtifactRelease) -> bool {
+        Arc::ptr_eq(&self.body, &other.body)
+    }
+
+    fn with_policy(&self, policy: ReleasePolicy) -> ArtifactRelease {
+        ArtifactRelease {
+            body: Arc::clone(&self.body),
+            policy,
+        }
+    }
+}
+
+/// Compares two lists whose items are unique by artifact as sets.
+fn same_set<T: PartialEq>(a: &[T], b: &[T], key: impl Fn(&T) -> &ArtifactCoordinate) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let mut a: Vec<&T> = a.iter().collect();
+    let mut b: Vec<&T> = b.iter().collect();
+    a.sort_by(|x, y| key(x).cmp(key(y)));
+    b.sort_by(|x, y| key(x).cmp(key(y)));
+    a == b
+}
+
+impl fmt::Debug for ArtifactRelease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArtifactRelease")
+            .field("coordinate", &self.body.coordinate)
+            .field("version", &self.body.version)
+            .field("license", &self.body.license)
+            .field("content", &self.body.content)
+            .field("description", &self.body.description)
+            .field("dependencies", &self.body.dependencies)
+            .field("exclusions", &self.body.exclusions)
+            .field("preferences", &self.body.preferences)
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+/// Builds an [`ArtifactRelease`], refusing the semantic errors of section 4
+/// as each line is added: an artifact named twice in one list, an artifact
+/// both depended on and excluded, and a dependency on or exclusion of the
+/// release's own artifact.
+#[derive(Debug)]
+pub struct ReleaseBuilder {
+    body: ReleaseBody,
+    dependencies: Vec<Dependency>,
+    exclusions: Vec<Exclusion>,
+    preferences: Vec<Preference>,
+    depended: HashSet<ArtifactCoordinate>,
+    excluded: HashSet<ArtifactCoordinate>,
+    preferred: HashSet<ArtifactCoordinate>,
+}
+
+impl ReleaseBuilder {
+    /// Sets the release's description.
+    pub fn description(&mut self, description: Description) -> &mut ReleaseBuilder {
+        self.body.description = Some(description);
+        self
+    }
+
+    /// The version of the release being built.
+    pub fn version(&self) -> &ReleaseVersion {
+        &self.body.version
+    }
+
+    /// Adds a `DEPENDS` line.
+    pub fn push_dependency(&mut self, dependency: Dependency) -> Result<(), JournalError> {
+        let artifact = &dependency.artifact;
+        if *artifact == self.body.coordinate {
+            return Err(semantic(format!(
+                "found a dependency of {} {} on its own artifact, expected another artifact",
+                self.body.coordinate, self.body.version
+            )));
+        }
+        if self.excluded.contains(artifact) {
+            return Err(semantic(format!(
+                "found a dependency on {artifact}, which release {} also excludes; expected one or the other",
+                self.body.version
+            )));
+        }
+        if !self.depended.insert(artifact.clone()) {
+            return Err(semantic(format!(
+                "found a second DEPENDS on {artifact} in release {}, expected each artifact once",
+                self.body.version
+            )));
+        }
+        self.dependencies.push(dependency);
+        Ok(())
+    }
+
+    /// Adds an `EXCLUDES` line.
+    pub fn push_exclusion(&mut self, exclusion: Exclusion) -> Result<(), JournalError> {
+        let artifact = &exclusion.artifact;
+        if *artifact == self.body.coordinate {
+            return Err(semantic(format!(
+                "found an exclusion of {} by its own release {}, expected another artifact",
+                self.body.coordinate, self.body.version
+            )));
+        }
+        if self.depended.contains(artifact) {
+            return Err(semantic(format!(
+                "found an exclusion of {artifact}, which release {} also depends on; expected one or the other",
+                self.body.version
+            )));
+        }
+        if !self.excluded.insert(artifact.clone()) {
+            return Err(semantic(format!(
+                "found a second EXCLUDES of {artifact} in release {}, expected each artifact once",
+                self.body.version
+            )));
+        }
+        self.exclusions.push(exclusion);
+        Ok(())
+    }
+
+    /// Adds a `PREFERS` line.
+    pub fn push_preference(&mut self, preference: Preference) -> Result<(), JournalError> {
+        let artifact = &preference.artifact;
+        if !self.preferred.insert(artifact.clone()) {
+            return Err(semantic(format!(
+                "found a second PREFERS of {artifact} in release {}, expected each artifact once",
+                self.body.version
+            )));
+        }
+        self.preferences.push(preference);
+        Ok(())
+    }
+
+    /// The finished release (with an empty policy context until it is part of a revision).
+    pub fn build(self) -> ArtifactRelease {
+        let mut body = self.body;
+        body.dependencies = self.dependencies.into_boxed_slice();
+        body.exclusions = self.exclusions.into_boxed_slice();
+        body.preferences = self.preferences.into_boxed_slice();
+        ArtifactRelease {
+            body: Arc::new(body),
+            policy: ReleasePolicy::default(),
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RevisionInner {
+    coordinate: ArtifactCoordinate,
+    journal_version: JournalVersion,
+    digest: RevisionDigest,
+    predecessor: Option<RevisionDigest>,
+    description: Description,
+    information: Option<InformationUri>,
+    releases: Box<[ArtifactRelease]>,
+    policy: Box<[PolicyStatement]>,
+    sequence: u64,
+}
+
+/// One immutable revision of an artifact's Journal: its complete worldview
+/// at one instant, identified by the SHA-256 of its exact text.
+///
+/// Cheap to clone (`Arc` inside). Equality compares everything, digest and
+/// sequence included; [`same_worldview`](JournalRevision::same_worldview)
+/// compares what the text says, ignoring both.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct JournalRevision(Arc<RevisionInner>);
+
+impl JournalRevision {
+    /// Starts a revision from its header.
+    pub fn builder(
+        coordinate: ArtifactCoordinate,
+        journal_version: JournalVersion,
+        predecessor: Option<RevisionDigest>,
+        description: Description,
+    ) -> RevisionBuilder {
+        RevisionBuilder {
+            coordinate,
+            journal_version,
+            predecessor,
+            description,
+            information: None,
+            releases: Vec::new(),
+            policy: Vec::new(),
+            yanked: Vec::new(),
+            deprecated: Vec::new(),
+            recommended: None,
+        }
+    }
+
+    /// The artifact (`ARTIFACT`).
+    pub fn coordinate(&self) -> &ArtifactCoordinate {
+        &self.0.coordinate
+    }
+    /// The revision's instant (`JOURNAL_VERSION`).
+    pub fn journal_version(&self) -> JournalVersion {
+        self.0.journal_version
+    }
+    /// SHA-256 of the exact text.
+    pub fn digest(&self) -> &RevisionDigest {
+        &self.0.digest
+    }
+    /// The predecessor's digest; `None` for the genesis.
+    pub fn predecessor(&self) -> Option<&RevisionDigest> {
+        self.0.predecessor.as_ref()
+    }
+    /// Whether this is the artifact's genesis (`PREDECESSOR GENESIS`).
+    pub fn is_genesis(&self) -> bool {
+        self.0.predecessor.is_none()
+    }
+    /// The artifact's description (`DESCRIPTION`).
+    pub fn description(&self) -> &Description {
+        &self.0.description
+    }
+    /// The optional `INFORMATION` URI.
+    pub fn information(&self) -> Option<&InformationUri> {
+        self.0.information.as_ref()
+    }
+    /// Every release, in ascending SemVer precedence, each with its policy context.
+    pub fn releases(&self) -> &[ArtifactRelease] {
+        &self.0.releases
+    }
+    /// The release with `version`, found by binary search.
+    pub fn release(&self, version: &ReleaseVersion) -> Option<&ArtifactRelease> {
+        self.0
+            .releases
+            .binary_search_by(|r| r.version().cmp(version))
+            .ok()
+            .and_then(|i| self.0.releases.get(i))
+    }
+    /// The policy statements, in text order.
+    pub fn policy(&self) -> &[PolicyStatement] {
+        &self.0.policy
+    }
+    /// The place of this revision in the order of accepted ingestions
+    /// (1, 2, 3 …); 0 for a revision that has not been ingested.
+    pub fn sequence(&self) -> u64 {
+        self.0.sequence
+    }
+
+    /// Whether `other` says the same thing: equal in everything but digest and sequence.
+    pub fn same_worldview(&self, other: &JournalRevision) -> bool {
+        let (a, b) = (&*self.0, &*other.0);
+        a.coordinate == b.coordinate
+            && a.journal_version == b.journal_version
+            && a.predecessor == b.predecessor
+            && a.description == b.description
+            && a.information == b.information
+            && a.releases == b.releases
+            && a.policy == b.policy
+    }
+
+    /// This revision with its ingestion sequence number set (used by ingestion).
+    #[must_use]
+    pub fn with_sequence(&self, sequence: u64) -> JournalRevision {
+        self.rebuilt(|inner| inner.sequence = sequence)
+    }
+
+    /// This revision with every release whose values equal (in the same
+    /// order) a release of `older` sharing `older`'s stored values, so that a
+    /// chain stores each release's values once (used by ingestion).
+    #[must_use]
+    pub fn sharing_releases_with(&self, older: &JournalRevision) -> JournalRevision {
+        self.rebuilt(|inner| {
+            for release in inner.releases.iter_mut() {
+                if let Some(old) = older.release(release.version())
+                    && !old.shares_values_with(release)
+                    && *old.body == *release.body
+                {
+                    release.body = Arc::clone(&old.body);
+                }
+            }
+        })
+    }
+
+    fn rebuilt(&self, change: impl FnOnce(&mut RevisionInner)) -> JournalRevision {
+        let a = &*self.0;
+        let mut inner = RevisionInner {
+            coordinate: a.coordinate.clone(),
+            journal_version: a.journal_version,
+            digest: a.digest,
+            predecessor: a.predecessor,
+            description: a.description.clone(),
+            information: a.information.clone(),
+            releases: a.releases.clone(),
+            policy: a.policy.clone(),
+            sequence: a.sequence,
+        };
+        change(&mut inner);
+        JournalRevision(Arc::new(inner))
+    }
+}
+
+impl fmt::Debug for JournalRevision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = &*self.0;
+        f.debug_struct("JournalRevision")
+            .field("coordinate", &a.coordinate)
+            .field("journal_version", &a.journal_version)
+            .field("digest", &a.digest)
+            .field("predecessor", &a.predecessor)
+            .field("description", &a.description)
+            .field("information", &a.information)
+            .field("releases", &a.releases)
+            .field("policy", &a.policy)
+            .field("sequence", &a.sequence)
+            .finish()
+    }
+}
+
+/// Builds a [`JournalRevision`], refusing the semantic errors of sections 4
+/// and 5 as each release and statement is added: releases out of ascending
+/// precedence, a release of another artifact, a release after a policy
+/// statement, a YANK or DEPRECATE that matches no release or overlaps
+/// another of its kind, a second RECOMMEND, or a RECOMMEND of a missing or
+/// yanked release.
+#[derive(Debug)]
+pub struct RevisionBuilder {
+    coordinate: ArtifactCoordinate,
+    journal_version: JournalVersion,
+    predecessor: Option<RevisionDigest>,
+    description: Description,
+    information: Option<InformationUri>,
+    releases: Vec<ArtifactRelease>,
+    policy: Vec<PolicyStatement>,
+    /// Per release: the reason of the YANK that matches it.
+    yanked: Vec<Option<Description>>,
+    /// Per release: the reason of the DEPRECATE that matches it.
+    deprecated: Vec<Option<Description>>,
+    recommended: Option<usize>,
+}
+
+impl RevisionBuilder {
+    /// Sets the `INFORMATION` URI.
+    pub fn information(&mut self, uri: InformationUri) -> &mut RevisionBuilder {
+        self.information = Some(uri);
+        self
+    }
+
+    /// The artifact of the revision being built.
+    pub fn coordinate(&self) -> &ArtifactCoordinate {
+        &self.coordinate
+    }
+
+    /// Adds the next release (ascending precedence, before any policy statement).
+    pub fn push_release(&mut self, release: ArtifactRelease) -> Result<(), JournalError> {
+        if !self.policy.is_empty() {
+            return Err(JournalError::new(
+                ErrorKind::Syntax,
+                format!(
+                    "found RELEASE {} after a policy statement, expected releases before policy",
+                    release.version()
+                ),
+            ));
+        }
+        if *release.coordinate() != self.coordinate {
+            return Err(semantic(format!(
+                "found a release of {}, expected a release of {}",
+                release.coordinate(),
+                self.coordinate
+            )));
+        }
+        if let Some(last) = self.releases.last()
+            && release.version() <= last.version()
+        {
+            let what = if release.version() == last.version() {
+                "a duplicate of"
+            } else {
+                "lower than"
+            };
+            return Err(semantic(format!(
+                "found RELEASE {}, {what} the previous release {}; expected releases in strictly ascending SemVer precedence",
+                release.version(),
+                last.version()
+            )));
+        }
+        self.releases.push(release);
+        self.yanked.push(None);
+        self.deprecated.push(None);
+        Ok(())
+    }
+
+    /// Adds the next policy statement.
+    pub fn push_policy(&mut self, statement: PolicyStatement) -> Result<(), JournalError> {
+        match &statement {
+            PolicyStatement::Yank {
+                requirement,
+                reason,
+            } => {
+                let matched = self.mark(requirement, reason, true, "YANK")?;
+                if let Some(r) = self.recommended
+                    && matched.contains(&r)
+                {
+                    return Err(semantic(format!(
+                        "found YANK {requirement} matching the recommended release {}, expected the recommended release not to be yanked",
+                        self.releases[r].version()
+                    )));
+                }
+                for i in matched {
+                    self.yanked[i] = Some(reason.clone());
+                }
+            }
+            PolicyStatement::Deprecate {
+                requirement,
+                reason,
+            } => {
+                for i in self.mark(requirement, reason, false, "DEPRECATE")? {
+                    self.deprecated[i] = Some(reason.clone());
+                }
+            }
+            PolicyStatement::Recommend { version } => {
+                if let Some(r) = self.recommended {
+                    return Err(semantic(format!(
+                        "found a second RECOMMEND ({version}; {} is already recommended), expected at most one",
+                        self.releases[r].version()
+                    )));
+                }
+                let Ok(i) = self.releases.binary_search_by(|r| r.version().cmp(version)) else {
+                    return Err(semantic(format!(
+                        "found RECOMMEND {version}, expected a release of this revision"
+                    )));
+                };
+                if self.yanked[i].is_some() {
+                    return Err(semantic(format!(
+                        "found RECOMMEND {version}, which is yanked; expected a release that is not yanked"
+                    )));
+                }
+                self.recommended = Some(i);
+            }
+        }
+        self.policy.push(statement);
+        Ok(())
+    }
+
+    /// The indexes of the releases `requirement` matches, checked to be at
+    /// least one and not already matched by a statement of the same kind.
+    fn mark(
+        &self,
+        requirement: &VersionRequirement,
+        _reason: &Description,
+        yank: bool,
+        keyword: &str,
+    ) -> Result<Vec<usize>, JournalError> {
+        let start = match requirement.lower() {
+            std::ops::Bound::Unbounded => 0,
+            std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => {
+                self.releases.partition_point(|r| r.version() < v)
+            }
+        };
+        let mut matched = Vec::new();
+        for (i, release) in self.releases.iter().enumerate().skip(start) {
+            if requirement.matches(release.version()) {
+                matched.push(i);
+            } else if !matched.is_empty() {
+                break; // requirements are contiguous ranges in precedence order
+            } else if let std::ops::Bound::Included(u) | std::ops::Bound::Excluded(u) =
+                requirement.upper()
+                && release.version() > u
+            {
+                break;
+            }
+        }
+        if matched.is_empty() {
+            return Err(semantic(format!(
+                "found {keyword} {requirement} matching no release of this revision, expected a requirement that matches at least one"
+            )));
+        }
+        let marks = if yank { &self.yanked } else { &self.deprecated };
+        if let Some(&i) = matched.iter().find(|&&i| marks[i].is_some()) {
+            return Err(semantic(format!(
+                "found {keyword} {requirement} matching release {}, which an earlier {keyword} already matches; expected each release in at most one {keyword}",
+                self.releases[i].version()
+            )));
+        }
+        Ok(matched)
+    }
+
+    /// The finished revision, identified by the digest of the text it came from.
+    pub fn build(self, digest: RevisionDigest) -> JournalRevision {
+        let releases: Box<[ArtifactRelease]> = self
+            .releases
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.with_policy(ReleasePolicy {
+                    yanked: self.yanked[i].clone(),
+                    deprecated: self.deprecated[i].clone(),
+                    recommended: self.recommended == Some(i),
+                })
+            })
+            .collect();
+        JournalRevision(Arc::new(RevisionInner {
+            coordinate: self.coordinate,
+            journal_version: self.journal_version,
+            digest,
+            predecessor: self.predecessor,
+            description: self.description,
+            information: self.information,
+            releases,
+            policy: self.policy.into_boxed_slice(),
+            sequence: 0,
+        }))
+    }
+}
+
+/// What a refresh did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RefreshReport {
+    ingested: usize,
+    unchanged: usize,
+}
+
+impl RefreshReport {
+    /// A report of `ingested` new revisions and `unchanged` idempotent re-reads.
+    pub fn new(ingested: usize, unchanged: usize) -> RefreshReport {
+        RefreshReport {
+            ingested,
+            unchanged,
+        }
+    }
+    /// How many new revisions were accepted.
+    pub fn ingested(&self) -> usize {
+        self.ingested
+    }
+    /// How many files were re-read and found identical to stored revisions.
+    pub fn unchanged(&self) -> usize {
+        self.unchanged
+    }
+}
+
+/// A request for the change feed: every revision with a sequence above
+/// [`after_sequence`](ReplayRequest::after_sequence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReplayRequest {
+    after: u64,
+    follow: bool,
+}
+
+impl ReplayRequest {
+    /// Revisions after `sequence` (0 = from the start), not following.
+    pub fn after(sequence: u64) -> ReplayRequest {
+        ReplayRequest {
+            after: sequence,
+            follow: false,
+        }
+    }
+    /// Whether to wait for future revisions once the backlog is drained.
+    #[must_use]
+    pub fn follow(self, follow: bool) -> ReplayRequest {
+        ReplayRequest { follow, ..self }
+    }
+    /// The last sequence the consumer already has.
+    pub fn after_sequence(&self) -> u64 {
+        self.after
+    }
+    /// Whether the request asks to follow future revisions.
+    pub fn is_follow(&self) -> bool {
+        self.follow
+    }
+}
+
+/// A cursor over replayed revisions, in ascending sequence order.
+pub trait RevisionCursor: Send {
+    /// The next revision; `Ok(None)` only when the backlog is drained.
+    fn next(&mut self) -> Result<Option<JournalRevision>, JournalError>;
+}
+
+impl fmt::Debug for dyn RevisionCursor + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RevisionCursor")
+    }
+}

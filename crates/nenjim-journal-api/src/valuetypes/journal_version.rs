@@ -1,0 +1,188 @@
+use std::fmt;
+use std::str::FromStr;
+
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
+
+use super::{shown, syntax_at};
+use crate::error::JournalError;
+
+/// The instant of a Journal revision: UTC, whole seconds, written in ISO 8601
+/// basic format `YYYYMMDDTHHMMSSZ` (e.g. `20261129T101530Z`).
+///
+/// It is also a revision's file name stem, so it has no `:` and sorts
+/// chronologically as text. Only real calendar instants from year 0001 to
+/// 9999 exist (no February 30, no hour 24, no leap second).
+///
+/// ```
+/// use nenjim_journal_api::valuetypes::JournalVersion;
+/// let v: JournalVersion = "20240229T235959Z".parse().unwrap();
+/// assert_eq!(v.to_string(), "20240229T235959Z");
+/// assert!("20230229T000000Z".parse::<JournalVersion>().is_err());
+/// assert!("20261129T240000Z".parse::<JournalVersion>().is_err());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JournalVersion(PrimitiveDateTime);
+
+impl JournalVersion {
+    /// Makes a version from a UTC date and time, refusing fractions of a
+    /// second and years outside 0001..=9999.
+    pub fn from_datetime(datetime: PrimitiveDateTime) -> Result<JournalVersion, JournalError> {
+        if datetime.nanosecond() != 0 {
+            return Err(syntax_at(
+                1,
+                "found a fraction of a second, expected a whole-second instant",
+            ));
+        }
+        if !(1..=9999).contains(&datetime.year()) {
+            return Err(syntax_at(
+                1,
+                format!("found year {}, expected 0001 to 9999", datetime.year()),
+            ));
+        }
+        Ok(JournalVersion(datetime))
+    }
+
+    /// The current instant, in UTC, truncated to whole seconds.
+    pub fn now_utc() -> JournalVersion {
+        let now = OffsetDateTime::now_utc();
+        let dt = PrimitiveDateTime::new(
+            now.date(),
+            Time::from_hms(now.hour(), now.minute(), now.second()).unwrap_or(Time::MIDNIGHT),
+        );
+        JournalVersion(dt)
+    }
+
+    /// The UTC date and time.
+    pub fn to_datetime(self) -> PrimitiveDateTime {
+        self.0
+    }
+}
+
+fn digits(s: &str, from: usize, len: usize) -> Result<u32, JournalError> {
+    let bytes = s.as_bytes();
+    let mut value = 0u32;
+    for i in from..from + len {
+        match bytes.get(i) {
+            Some(b @ b'0'..=b'9') => value = value * 10 + u32::from(b - b'0'),
+            _ => {
+                return Err(syntax_at(
+                    i + 1,
+                    format!(
+                        "found {} in a Journal version, expected a digit (format YYYYMMDDTHHMMSSZ)",
+                        shown(
+                            s.get(i..)
+                                .and_then(|r| r.chars().next().map(|c| c.to_string()))
+                                .as_deref()
+                                .unwrap_or("")
+                        )
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(value)
+}
+
+fn literal(s: &str, at: usize, expected: u8) -> Result<(), JournalError> {
+    if s.as_bytes().get(at) == Some(&expected) {
+        Ok(())
+    } else {
+        Err(syntax_at(
+            at + 1,
+            format!(
+                "found {} in a Journal version, expected `{}` (format YYYYMMDDTHHMMSSZ)",
+                shown(
+                    s.get(at..)
+                        .and_then(|r| r.chars().next().map(|c| c.to_string()))
+                        .as_deref()
+                        .unwrap_or("")
+                ),
+                expected as char
+            ),
+        ))
+    }
+}
+
+impl FromStr for JournalVersion {
+    type Err = JournalError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let year = digits(s, 0, 4)?;
+        let month = digits(s, 4, 2)?;
+        let day = digits(s, 6, 2)?;
+        literal(s, 8, b'T')?;
+        let hour = digits(s, 9, 2)?;
+        let minute = digits(s, 11, 2)?;
+        let second = digits(s, 13, 2)?;
+        literal(s, 15, b'Z')?;
+        if s.len() != 16 {
+            return Err(syntax_at(
+                17,
+                format!(
+                    "found {} after a Journal version, expected its end (format YYYYMMDDTHHMMSSZ)",
+                    shown(s.get(16..).unwrap_or(""))
+                ),
+            ));
+        }
+        if year == 0 {
+            return Err(syntax_at(1, "found year 0000, expected a year from 0001"));
+        }
+        let month_value = u8::try_from(month)
+            .ok()
+            .and_then(|m| Month::try_from(m).ok());
+        let Some(month_value) = month_value else {
+            return Err(syntax_at(
+                5,
+                format!("found month {month:02}, expected 01 to 12"),
+            ));
+        };
+        let date = Date::from_calendar_date(year as i32, month_value, day as u8).map_err(|_| {
+            syntax_at(
+                7,
+                format!("found day {day:02} of {year:04}-{month:02}, which is not a calendar day"),
+            )
+        })?;
+        if hour > 23 {
+            return Err(syntax_at(
+                10,
+                format!("found hour {hour:02}, expected 00 to 23"),
+            ));
+        }
+        if minute > 59 {
+            return Err(syntax_at(
+                12,
+                format!("found minute {minute:02}, expected 00 to 59"),
+            ));
+        }
+        if second > 59 {
+            return Err(syntax_at(
+                14,
+                format!("found second {second:02}, expected 00 to 59 (no leap seconds)"),
+            ));
+        }
+        let time = Time::from_hms(hour as u8, minute as u8, second as u8)
+            .map_err(|e| syntax_at(10, format!("found an invalid time of day: {e}")))?;
+        Ok(JournalVersion(PrimitiveDateTime::new(date, time)))
+    }
+}
+
+impl fmt::Display for JournalVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        write!(
+            f,
+            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+            d.year(),
+            u8::from(d.month()),
+            d.day(),
+            d.hour(),
+            d.minute(),
+            d.second()
+        )
+    }
+}
+
+impl fmt::Debug for JournalVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JournalVersion({self})")
+    }
+}
