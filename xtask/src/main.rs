@@ -1,1 +1,87 @@
-fn main() {}
+//! All automation of the workspace, in Rust (no shell scripts to rot).
+//!
+//! `cargo xtask` with no arguments lists the tasks. `cargo xtask ci` runs
+//! exactly what `.ci/run` runs.
+
+#![forbid(unsafe_code)]
+
+mod examples;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const TASKS: &str = "\
+cargo xtask <task>
+
+tasks:
+  ci                        what CI runs: fmt --check, clippy -D warnings (all targets),
+                            the tests, the example chains, and doc with warnings denied
+  examples [--fix-digests]  verify the example chains under data/nenjim/journals;
+                            --fix-digests rewrites PREDECESSOR lines in chain order
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        None | Some("help" | "--help" | "-h") => {
+            print!("{TASKS}");
+            Ok(())
+        }
+        Some("ci") => ci(),
+        Some("examples") => examples::run(&workspace_root(), &args[1..]),
+        Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let status = Command::new(&cargo)
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+fn ci() -> Result<(), String> {
+    cargo(&["fmt", "--all", "--", "--check"], &[])?;
+    cargo(
+        &[
+            "clippy",
+            "-j2",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
+    cargo(&["test", "-j2", "--workspace"], &[])?;
+    examples::run(&workspace_root(), &[])?;
+    cargo(
+        &["doc", "-j2", "--workspace", "--no-deps"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
+    eprintln!("xtask: ci passed");
+    Ok(())
+}
