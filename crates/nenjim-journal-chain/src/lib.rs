@@ -1,15 +1,127 @@
-//! Pure, atomic ingestion of Journal revisions into per-artifact hash chains (section 6).
+//! Pure, atomic ingestion of Journal revisions into per-artifact hash chains
+//! (section 6 of the format: identity and chains).
 //!
-//! INTERFACE STUB: the chain issue replaces these bodies; the signatures are fixed.
+//! # Brief overview
+//!
+//! The principal type is [`ChainState`]: an immutable snapshot of every
+//! artifact's chain of accepted [`JournalRevision`]s. Ingestion is a pure
+//! function from a state and one revision to either the *next* state or a
+//! typed [`JournalError`]; the old state is never touched, so a reader that
+//! holds a snapshot always sees a complete, consistent Journal.
+//!
+//! [`ChainState::ingest`] takes one complete text: a blank text is
+//! [`ErrorKind::EmptyInput`](nenjim_journal_api::error::ErrorKind::EmptyInput);
+//! otherwise [`nenjim_journal_parser::parse`] turns it into a revision whose
+//! digest is the SHA-256 of its exact bytes, and
+//! [`ChainState::ingest_revision`] decides its place in its artifact's chain,
+//! checking in exactly the order of section 6:
+//!
+//! 1. the artifact already has a revision at that Journal version: the same
+//!    digest is an idempotent success ([`Outcome::Unchanged`], the stored
+//!    revision with its original sequence), another digest is a `Conflict`;
+//! 2. a genesis for a known artifact is a `DuplicateGenesis`;
+//! 3. a predecessor digest that names no stored revision is an
+//!    `UnknownPredecessor`;
+//! 4. one that names a revision of another artifact is a
+//!    `CrossArtifactPredecessor`;
+//! 5. one that names a stored revision of the artifact other than its head
+//!    (a fork) is a `StalePredecessor`;
+//! 6. a Journal version not greater than the head's is a
+//!    `NonIncreasingVersion`;
+//! 7. a release of the head that is missing from the successor or whose
+//!    values changed ([`ArtifactRelease::same_values`]) is a
+//!    `ReleaseRewritten`.
+//!
+//! An accepted revision gets the next sequence number of the whole state
+//! (1, 2, 3 …) and shares the stored values of every release it keeps with
+//! its predecessor ([`JournalRevision::sharing_releases_with`]), so a chain
+//! of k revisions that each add one release stores O(k) release values.
+//! [`ChainState::ingest_all`] ingests many revisions into a private next
+//! state and returns it only if every one succeeded.
+//!
+//! The queries ([`latest`](ChainState::latest),
+//! [`revision_as_of`](ChainState::revision_as_of),
+//! [`release`](ChainState::release) …) answer from one snapshot by binary
+//! search, never by scanning a chain or a release list, and
+//! [`ChainState::replay`] opens a cursor over every accepted revision after a
+//! sequence number, in sequence order, over the snapshot it was opened on.
+//!
+//! This crate does no I/O: the file system loader (`nenjim-journal-fs`)
+//! reads the files and adds their paths to errors; the reference Journal
+//! (`nenjim-journal-ref`) publishes snapshots and refuses `follow`.
+//!
+//! ```
+//! use nenjim_journal_chain::{ChainState, Outcome};
+//! # fn main() -> Result<(), nenjim_journal_api::error::JournalError> {
+//! let genesis = "\
+//! FORMAT nenjim-journal/1
+//! ARTIFACT left-pad
+//! JOURNAL_VERSION 20261129T101530Z
+//! PREDECESSOR GENESIS
+//! DESCRIPTION \"pads strings on the left\"
+//!
+//! RELEASE 1.0.0
+//!   LICENSE MIT
+//!   CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 512
+//! ";
+//! let empty = ChainState::new();
+//! let first = empty.ingest(genesis)?;
+//! assert_eq!(first.outcome(), Outcome::Accepted);
+//! assert_eq!(first.revision().sequence(), 1);
+//! let state = first.into_state();
+//!
+//! // The same text again is an idempotent success; the old state is untouched.
+//! let again = state.ingest(genesis)?;
+//! assert_eq!(again.outcome(), Outcome::Unchanged);
+//! assert_eq!(again.state().len(), 1);
+//! assert!(empty.is_empty());
+//!
+//! let coordinate = "left-pad".parse()?;
+//! let head = state.latest(&coordinate).map(|r| r.journal_version());
+//! assert_eq!(head, Some("20261129T101530Z".parse()?));
+//! # Ok(()) }
+//! ```
+//!
+//! # Why persistent collections (`imbl`)
+//!
+//! A next state must be cheap: ingesting one revision into a state of n
+//! artifacts may not copy all n chains, and a reader's snapshot (or a replay
+//! cursor) must be a cheap clone that later ingestions cannot change. The
+//! state is therefore built from the persistent collections of the `imbl`
+//! crate (the maintained fork of `im`), which share every node a change does
+//! not touch:
+//!
+//! - an `OrdMap` from artifact coordinate to that artifact's chain, ordered
+//!   like [`ChainState::coordinates`] returns them;
+//! - a `Vector` (an RRB tree) per chain, ascending by Journal version, so
+//!   the head is its last element and `revision`/`revision_as_of` are binary
+//!   searches;
+//! - a `Vector` of every accepted revision in sequence order (sequence s at
+//!   index s − 1), so a replay cursor opens with an O(log n) `skip` and steps
+//!   by an amortized O(1) `pop_front`, with no sort per call;
+//! - a `HashMap` (a HAMT) from revision digest to the revision's sequence and
+//!   position in its chain, so idempotency and the predecessor checks are
+//!   look-ups, not scans.
+//!
+//! Each ingestion path-copies O(log n) nodes of these structures, so a batch
+//! of k ingestions costs O(k log n) and cloning a [`ChainState`] is O(1).
 #![forbid(unsafe_code)]
 
-use std::collections::BTreeSet;
+mod ingest;
+mod replay;
+mod rewrite;
 
+use std::collections::BTreeSet;
+use std::fmt;
+
+use imbl::{HashMap, OrdMap, Vector};
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionCursor};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, JournalVersion, ReleaseVersion, RevisionDigest,
 };
+
+pub use crate::ingest::is_blank;
 
 /// What ingesting one revision did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +159,37 @@ impl Ingested {
     }
 }
 
+/// Where a stored revision lives: its sequence number (its index in the
+/// sequence-ordered log is `sequence - 1`) and its index in its chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Located {
+    sequence: u64,
+    position: usize,
+}
+
 /// The immutable state of every artifact's chain.
-#[derive(Clone, Debug, Default)]
-pub struct ChainState {}
+///
+/// Cloning is O(1) and a clone is an independent snapshot: ingestion returns
+/// a new state and never changes this one. See the [crate docs](crate) for
+/// the rules ingestion enforces and the structures behind the queries.
+#[derive(Clone, Default)]
+pub struct ChainState {
+    /// Each artifact's chain, ascending by Journal version; the last is the head.
+    chains: OrdMap<ArtifactCoordinate, Vector<JournalRevision>>,
+    /// Every stored revision by digest.
+    digests: HashMap<RevisionDigest, Located>,
+    /// Every accepted revision in sequence order: sequence s at index s - 1.
+    log: Vector<JournalRevision>,
+}
+
+impl fmt::Debug for ChainState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChainState")
+            .field("artifacts", &self.chains.len())
+            .field("revisions", &self.log.len())
+            .finish_non_exhaustive()
+    }
+}
 
 impl ChainState {
     /// The empty state.
@@ -57,30 +197,49 @@ impl ChainState {
         ChainState::default()
     }
     /// Parses `text` and ingests it (see [`ChainState::ingest_revision`]).
+    ///
+    /// A text with no non-ignorable line is `EmptyInput`; a text the parser
+    /// refuses is its `Syntax` or `Semantic` error, with line and column.
     pub fn ingest(&self, text: &str) -> Result<Ingested, JournalError> {
-        let _ = text;
-        todo!()
+        let revision = ingest::parse(text)?;
+        self.ingest_revision(revision)
     }
     /// Ingests an already parsed revision (its digest is that of its exact text).
+    ///
+    /// Returns the next state with the accepted revision (its sequence set,
+    /// its kept releases sharing the predecessor's values), or this state
+    /// and the stored revision if the identical revision is already stored,
+    /// or the first rule of section 6 the revision breaks.
     pub fn ingest_revision(&self, revision: JournalRevision) -> Result<Ingested, JournalError> {
-        let _ = revision;
-        todo!()
+        let mut state = self.clone();
+        let (revision, outcome) = state.ingest_in_place(revision)?;
+        Ok(Ingested {
+            state,
+            revision,
+            outcome,
+        })
     }
     /// Ingests revisions in order into a private next state; returns it only if all succeeded.
+    ///
+    /// On failure the error is that of the first revision refused, and no
+    /// state with a part of the batch exists.
     pub fn ingest_all<I>(&self, revisions: I) -> Result<ChainState, JournalError>
     where
         I: IntoIterator<Item = JournalRevision>,
     {
-        let _ = revisions.into_iter();
-        todo!()
+        let mut state = self.clone();
+        for revision in revisions {
+            state.ingest_in_place(revision)?;
+        }
+        Ok(state)
     }
     /// Number of accepted revisions (= the last sequence number).
     pub fn len(&self) -> u64 {
-        todo!()
+        self.log.len() as u64
     }
     /// Whether no revision was accepted.
     pub fn is_empty(&self) -> bool {
-        todo!()
+        self.log.is_empty()
     }
     /// The stored revision of `artifact` at exactly `version`, if any.
     pub fn revision(
@@ -88,30 +247,42 @@ impl ChainState {
         artifact: &ArtifactCoordinate,
         version: JournalVersion,
     ) -> Option<JournalRevision> {
-        let _ = (artifact, version);
-        todo!()
+        let chain = self.chains.get(artifact)?;
+        let index = position_of(chain, version).ok()?;
+        chain.get(index).cloned()
     }
     /// The artifact and Journal version of the revision with `digest`, if stored.
     pub fn find_digest(
         &self,
         digest: &RevisionDigest,
     ) -> Option<(ArtifactCoordinate, JournalVersion)> {
-        let _ = digest;
-        todo!()
+        self.revision_by_digest(digest)
+            .map(|r| (r.coordinate().clone(), r.journal_version()))
+    }
+    /// The stored revision with `digest`, if any.
+    pub fn revision_by_digest(&self, digest: &RevisionDigest) -> Option<JournalRevision> {
+        let located = self.digests.get(digest)?;
+        self.by_sequence(located.sequence)
+    }
+    /// The accepted revision with sequence number `sequence` (1-based), if any.
+    pub fn by_sequence(&self, sequence: u64) -> Option<JournalRevision> {
+        let index = usize::try_from(sequence.checked_sub(1)?).ok()?;
+        self.log.get(index).cloned()
     }
     /// Every artifact with a revision.
     pub fn coordinates(&self) -> BTreeSet<ArtifactCoordinate> {
-        todo!()
+        self.chains.keys().cloned().collect()
     }
     /// Every revision of `artifact`, ascending.
     pub fn revisions(&self, artifact: &ArtifactCoordinate) -> Vec<JournalRevision> {
-        let _ = artifact;
-        todo!()
+        self.chains
+            .get(artifact)
+            .map(|chain| chain.iter().cloned().collect())
+            .unwrap_or_default()
     }
     /// The head of `artifact`.
     pub fn latest(&self, artifact: &ArtifactCoordinate) -> Option<JournalRevision> {
-        let _ = artifact;
-        todo!()
+        self.chains.get(artifact)?.last().cloned()
     }
     /// The newest revision at or before `at_or_before` (binary search).
     pub fn revision_as_of(
@@ -119,8 +290,12 @@ impl ChainState {
         artifact: &ArtifactCoordinate,
         at_or_before: JournalVersion,
     ) -> Option<JournalRevision> {
-        let _ = (artifact, at_or_before);
-        todo!()
+        let chain = self.chains.get(artifact)?;
+        let index = match position_of(chain, at_or_before) {
+            Ok(exact) => exact,
+            Err(insertion) => insertion.checked_sub(1)?,
+        };
+        chain.get(index).cloned()
     }
     /// One release of the revision at exactly `revision`, with its policy context.
     pub fn release(
@@ -129,12 +304,21 @@ impl ChainState {
         revision: JournalVersion,
         release: &ReleaseVersion,
     ) -> Option<ArtifactRelease> {
-        let _ = (artifact, revision, release);
-        todo!()
+        let chain = self.chains.get(artifact)?;
+        let index = position_of(chain, revision).ok()?;
+        chain.get(index)?.release(release).cloned()
     }
     /// A cursor over every revision with a sequence above `after`, in sequence order.
+    ///
+    /// The cursor reads the snapshot it was opened on: revisions ingested
+    /// into a later state are not seen. Opening is O(log n), each step O(1)
+    /// amortized; `Ok(None)` means the backlog is drained.
     pub fn replay(&self, after: u64) -> Box<dyn RevisionCursor> {
-        let _ = after;
-        todo!()
+        Box::new(replay::Replay::new(&self.log, after))
     }
+}
+
+/// Binary search of a chain (ascending by Journal version) for `version`.
+fn position_of(chain: &Vector<JournalRevision>, version: JournalVersion) -> Result<usize, usize> {
+    chain.binary_search_by(|r| r.journal_version().cmp(&version))
 }

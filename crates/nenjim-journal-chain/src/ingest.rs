@@ -1,0 +1,209 @@
+//! The ingestion rules of section 6, checked in the order the format gives.
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+
+use crate::{ChainState, Located, Outcome, position_of, rewrite};
+
+/// Whether `text` has no non-ignorable line: every line is empty, spaces
+/// only, or a comment (section 1). Such a text is `EmptyInput`.
+///
+/// A line holding a carriage return that does not end it is not ignorable
+/// (the parser reports it), so this never hides a syntax error.
+///
+/// ```
+/// use nenjim_journal_chain::is_blank;
+/// assert!(is_blank(""));
+/// assert!(is_blank("  \r\n\n# only a comment\n"));
+/// assert!(!is_blank("FORMAT nenjim-journal/1\n"));
+/// assert!(!is_blank("\t\n"));
+/// ```
+pub fn is_blank(text: &str) -> bool {
+    text.split('\n').all(|line| {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let content = line.trim_start_matches(' ');
+        content.is_empty() || (content.starts_with('#') && !content.contains('\r'))
+    })
+}
+
+/// Refuses a blank text, then parses it.
+pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
+    if is_blank(text) {
+        return Err(JournalError::new(
+            ErrorKind::EmptyInput,
+            "found no FORMAT line (the text is empty, blank or only comments), expected a Journal revision",
+        ));
+    }
+    nenjim_journal_parser::parse(text)
+}
+
+impl ChainState {
+    /// Decides `revision`'s place and, only if every check passes, records
+    /// it. On error `self` is unchanged (every check precedes every change).
+    pub(crate) fn ingest_in_place(
+        &mut self,
+        revision: JournalRevision,
+    ) -> Result<(JournalRevision, Outcome), JournalError> {
+        let artifact = revision.coordinate();
+        let version = revision.journal_version();
+        let digest = revision.digest();
+        let chain = self.chains.get(artifact);
+
+        // 1. Same artifact and Journal version already stored.
+        if let Some(chain) = chain
+            && let Ok(index) = position_of(chain, version)
+            && let Some(stored) = chain.get(index)
+        {
+            if stored.digest() == digest {
+                return Ok((stored.clone(), Outcome::Unchanged));
+            }
+            return Err(JournalError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "found revision {artifact} {version} with digest {digest}, but {artifact} {version} is already stored with digest {}; expected the identical text (a stored revision never changes)",
+                    stored.digest()
+                ),
+            ));
+        }
+
+        let predecessor = match (revision.predecessor(), chain) {
+            // 2. A genesis for a known artifact.
+            (None, Some(chain)) => {
+                let genesis = chain.front().map_or_else(
+                    || "a genesis".to_owned(),
+                    |g| format!("genesis {} ({})", g.journal_version(), g.digest()),
+                );
+                return Err(JournalError::new(
+                    ErrorKind::DuplicateGenesis,
+                    format!(
+                        "found a second genesis of {artifact} at {version} ({digest}), but {artifact} already has {genesis}; expected PREDECESSOR naming the head's digest"
+                    ),
+                ));
+            }
+            (None, None) => None,
+            (Some(predecessor), chain) => {
+                // 3. Unknown predecessor.
+                let Some(located) = self.digests.get(predecessor) else {
+                    return Err(JournalError::new(
+                        ErrorKind::UnknownPredecessor,
+                        format!(
+                            "found PREDECESSOR {predecessor} in {artifact} {version}, but no stored revision has that digest; expected the digest of the head of {artifact}{}",
+                            head_hint(chain)
+                        ),
+                    ));
+                };
+                let owner = self.stored(*located)?;
+                // 4. A predecessor of another artifact.
+                if owner.coordinate() != artifact {
+                    return Err(JournalError::new(
+                        ErrorKind::CrossArtifactPredecessor,
+                        format!(
+                            "found PREDECESSOR {predecessor} in {artifact} {version}, which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
+                            owner.coordinate(),
+                            owner.journal_version(),
+                            head_hint(chain)
+                        ),
+                    ));
+                }
+                // The owner is a revision of `artifact`, so its chain exists.
+                let head = chain.and_then(|c| c.last()).ok_or_else(|| {
+                    JournalError::new(
+                        ErrorKind::UnknownPredecessor,
+                        format!(
+                            "found PREDECESSOR {predecessor} in {artifact} {version}, but {artifact} has no stored chain; expected a stored head"
+                        ),
+                    )
+                })?;
+                // 5. A fork from a revision that is not the head.
+                if head.digest() != predecessor {
+                    return Err(JournalError::new(
+                        ErrorKind::StalePredecessor,
+                        format!(
+                            "found PREDECESSOR {predecessor} in {artifact} {version}, which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
+                            owner.journal_version(),
+                            located.position + 1,
+                            chain.map_or(0, |c| c.len()),
+                            head.journal_version(),
+                            head.digest()
+                        ),
+                    ));
+                }
+                // 6. Journal versions strictly increase along a chain.
+                if version <= head.journal_version() {
+                    return Err(JournalError::new(
+                        ErrorKind::NonIncreasingVersion,
+                        format!(
+                            "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
+                            head.journal_version(),
+                            head.digest()
+                        ),
+                    ));
+                }
+                // 7. Every release of the head kept with the same values.
+                rewrite::check(head, &revision)?;
+                Some(head.clone())
+            }
+        };
+
+        // A digest is unique to one text, so a stored digest under another
+        // artifact or version can only come from a hand-built revision; refuse
+        // it rather than corrupt the index.
+        if let Some(located) = self.digests.get(digest) {
+            let other = self.stored(*located)?;
+            return Err(JournalError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
+                    other.coordinate(),
+                    other.journal_version()
+                ),
+            ));
+        }
+
+        // Every check passed: record the revision (infallible from here on).
+        let sequence = self.len() + 1;
+        let accepted = match &predecessor {
+            Some(head) => revision.sharing_releases_with(head),
+            None => revision,
+        }
+        .with_sequence(sequence);
+        let chain = self
+            .chains
+            .entry(accepted.coordinate().clone())
+            .or_default();
+        let position = chain.len();
+        chain.push_back(accepted.clone());
+        self.digests
+            .insert(*accepted.digest(), Located { sequence, position });
+        self.log.push_back(accepted.clone());
+        Ok((accepted, Outcome::Accepted))
+    }
+
+    /// The stored revision at `located` (always present for an indexed digest).
+    fn stored(&self, located: Located) -> Result<&JournalRevision, JournalError> {
+        located
+            .sequence
+            .checked_sub(1)
+            .and_then(|index| usize::try_from(index).ok())
+            .and_then(|index| self.log.get(index))
+            .ok_or_else(|| {
+                JournalError::new(
+                    ErrorKind::UnknownPredecessor,
+                    format!(
+                        "found a digest index entry for sequence {}, but only {} revisions are stored; expected a consistent chain state",
+                        located.sequence,
+                        self.log.len()
+                    ),
+                )
+            })
+    }
+}
+
+/// ` (currently <version> <digest>)` for a known chain, or a note that the
+/// artifact has none yet.
+fn head_hint(chain: Option<&imbl::Vector<JournalRevision>>) -> String {
+    match chain.and_then(|c| c.last()) {
+        Some(head) => format!(" ({} {})", head.journal_version(), head.digest()),
+        None => ", which has no stored revision yet (or PREDECESSOR GENESIS)".to_owned(),
+    }
+}
