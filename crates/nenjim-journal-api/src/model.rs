@@ -661,36 +661,44 @@ impl RevisionBuilder {
         &self.coordinate
     }
 
-    /// Adds the next release (ascending precedence, before any policy statement).
-    pub fn push_release(&mut self, release: ArtifactRelease) -> Result<(), JournalError> {
+    /// Checks, without adding anything, that a release with `version` may
+    /// come next: no policy statement yet, and strictly above the previous
+    /// release. [`push_release`](Self::push_release) makes the same check; a
+    /// parser calls this at the `RELEASE` line, before reading the block, so
+    /// that the first error in text order is the one reported.
+    pub fn check_next_release(&self, version: &ReleaseVersion) -> Result<(), JournalError> {
         if !self.policy.is_empty() {
             return Err(JournalError::new(
                 ErrorKind::Syntax,
                 format!(
-                    "found RELEASE {} after a policy statement, expected releases before policy",
-                    release.version()
+                    "found RELEASE {version} after a policy statement, expected releases before policy"
                 ),
             ));
         }
-        if *release.coordinate() != self.coordinate {
-            return Err(semantic(format!(
-                "found a release of {}, expected a release of {}",
-                release.coordinate(),
-                self.coordinate
-            )));
-        }
         if let Some(last) = self.releases.last()
-            && release.version() <= last.version()
+            && version <= last.version()
         {
-            let what = if release.version() == last.version() {
+            let what = if version == last.version() {
                 "a duplicate of"
             } else {
                 "lower than"
             };
             return Err(semantic(format!(
-                "found RELEASE {}, {what} the previous release {}; expected releases in strictly ascending SemVer precedence",
-                release.version(),
+                "found RELEASE {version}, {what} the previous release {}; expected releases in strictly ascending SemVer precedence",
                 last.version()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Adds the next release (ascending precedence, before any policy statement).
+    pub fn push_release(&mut self, release: ArtifactRelease) -> Result<(), JournalError> {
+        self.check_next_release(release.version())?;
+        if *release.coordinate() != self.coordinate {
+            return Err(semantic(format!(
+                "found a release of {}, expected a release of {}",
+                release.coordinate(),
+                self.coordinate
             )));
         }
         self.releases.push(release);

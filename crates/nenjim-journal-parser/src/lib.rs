@@ -1,20 +1,102 @@
-//! The nom grammar of the Nenjim Journal text format (sections 1–5): text to revision, and back.
+//! The nom grammar of the Nenjim Journal text format: text to revision, and back.
 //!
-//! INTERFACE STUB: the parser issue replaces these bodies; the signatures are fixed.
+//! # Brief overview
+//!
+//! [`parse`] takes the text of one Journal revision (a `&str`, already read
+//! and decoded as UTF-8 by the caller: this crate does no I/O) and returns a
+//! validated [`JournalRevision`] whose digest is the SHA-256 of the exact
+//! text, or the first error in text order as a [`JournalError`] of kind
+//! `EmptyInput`, `Syntax` or `Semantic`, located by 1-based line and
+//! character column, saying what was found and what was expected.
+//! [`render`] goes the other way and writes a revision in canonical form.
+//!
+//! The text flows through files named after the format's parts
+//! (`journal-format.md`, sections 1 to 5):
+//!
+//! - `lines.rs` (section 1) splits the text into lines with nom, without
+//!   copying, and refuses a byte-order mark, a lone CR, tabs and control
+//!   characters, and wrong indentation;
+//! - `tokens.rs` (section 2) reads keywords and tokens and hands each token
+//!   to its value type in `nenjim_journal_api::valuetypes`, which owns the
+//!   token's syntax;
+//! - `header.rs` (section 3), `release.rs` (section 4) and `policy.rs`
+//!   (section 5) read their lines, and `document.rs` decides which line may
+//!   come where;
+//! - `semantic.rs` locates the errors of the api builders, which own the
+//!   semantic rules of sections 4 and 5;
+//! - `render.rs` writes the canonical text.
+//!
+//! Chains (section 6) and files (section 7) are not this crate's business.
+//!
+//! ```
+//! use nenjim_journal_api::error::ErrorKind;
+//!
+//! let text = "\
+//! FORMAT nenjim-journal/1
+//! ARTIFACT left-pad
+//! JOURNAL_VERSION 20261129T101530Z
+//! PREDECESSOR GENESIS
+//! DESCRIPTION \"pads strings on the left\"
+//!
+//! RELEASE 1.0.0
+//!   LICENSE MIT
+//!   CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 4821
+//! RECOMMEND 1.0.0
+//! ";
+//! let revision = nenjim_journal_parser::parse(text)?;
+//! assert_eq!(revision.coordinate().as_str(), "left-pad");
+//! assert!(revision.releases()[0].policy().is_recommended());
+//!
+//! // The canonical text says the same thing.
+//! let again = nenjim_journal_parser::parse(&nenjim_journal_parser::render(&revision))?;
+//! assert!(again.same_worldview(&revision));
+//!
+//! // Errors are located and say what was found and what was expected.
+//! let error = nenjim_journal_parser::parse("FORMAT nenjim-journal/2\n").unwrap_err();
+//! assert_eq!(error.kind(), ErrorKind::Syntax);
+//! assert_eq!((error.line(), error.column()), (Some(1), Some(8)));
+//! assert_eq!(
+//!     error.to_string(),
+//!     "1:8: found format `nenjim-journal/2`, expected `nenjim-journal/1`"
+//! );
+//! # Ok::<(), nenjim_journal_api::error::JournalError>(())
+//! ```
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod document;
+mod header;
+mod lines;
+mod policy;
+mod release;
+mod render;
+mod semantic;
+mod tokens;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
+/// The value of the `FORMAT` line this crate reads and writes.
+pub const FORMAT: &str = header::FORMAT_VALUE;
+
 /// Parses and validates one complete revision text (sections 1–5), computing
 /// the SHA-256 of its exact bytes. The revision's sequence is 0.
+///
+/// A text with no line other than blank and comment lines is
+/// [`ErrorKind::EmptyInput`](nenjim_journal_api::error::ErrorKind::EmptyInput)
+/// (a byte-order mark is a syntax error at 1:1 first). Otherwise the first
+/// error in text order is returned, of kind `Syntax` or `Semantic`, with its
+/// 1-based line and column (in characters). Never panics.
 pub fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    let _ = text;
-    todo!("parser issue")
+    document::parse(text)
 }
 
-/// Renders a revision in canonical form: `parse(&render(r))` has the same worldview as `r`.
+/// Renders a revision in canonical form: `parse(&render(r))` has the same
+/// worldview as `r`, and rendering that again gives the same text.
+///
+/// The canonical form: LF line endings with a final LF, no comments, single
+/// spaces, the header in order, a blank line before each `RELEASE` block and
+/// before the policy statements, and every token in its `Display` form.
 pub fn render(revision: &JournalRevision) -> String {
-    let _ = revision;
-    todo!("parser issue")
+    render::render(revision)
 }

@@ -1,0 +1,252 @@
+//! Section 1 of the format: lines, terminators, ignorable lines, forbidden
+//! characters and indentation.
+//!
+//! [`Lines`] splits a text into [`Line`]s (slices of the text, never
+//! copies) with nom, and [`Line::classify`] decides what a line is: ignorable
+//! (blank or comment), top-level, or a release property (exactly two spaces
+//! of indentation). Everything that can be wrong with a line before its
+//! tokens are read is found here: a lone CR, a tab or other control
+//! character, and any other indentation.
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nom::bytes::complete::{take_till, take_while};
+use nom::character::complete::char;
+use nom::combinator::opt;
+use nom::{IResult, Parser};
+
+/// One line of the text, without its terminator, with its 1-based number.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Line<'a> {
+    /// 1-based line number.
+    pub(crate) number: usize,
+    /// The line's content, without `\n` or `\r\n`.
+    pub(crate) text: &'a str,
+}
+
+/// What a non-erroneous line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineClass {
+    /// Blank or comment: it means nothing.
+    Ignorable,
+    /// A line starting in column 1.
+    TopLevel,
+    /// A line indented by exactly two spaces (a release property).
+    Property,
+}
+
+/// The byte-order mark, refused at the start of a text.
+const BOM: char = '\u{feff}';
+
+impl<'a> Line<'a> {
+    /// The 1-based column, in characters, of byte offset `byte` of the line
+    /// (clamped to the line; the end of the line is one past its last character).
+    pub(crate) fn column(&self, byte: usize) -> usize {
+        let mut end = byte.min(self.text.len());
+        while end > 0 && !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.get(..end).map_or(0, |s| s.chars().count()) + 1
+    }
+
+    /// An error of `kind` at byte offset `byte` of this line.
+    pub(crate) fn error_at(
+        &self,
+        kind: ErrorKind,
+        byte: usize,
+        message: impl Into<String>,
+    ) -> JournalError {
+        JournalError::new(kind, message).at(self.number, self.column(byte))
+    }
+
+    /// A syntax error at byte offset `byte` of this line.
+    pub(crate) fn syntax(&self, byte: usize, message: impl Into<String>) -> JournalError {
+        self.error_at(ErrorKind::Syntax, byte, message)
+    }
+
+    /// Moves an error located inside a token (line 1, 1-based *byte* column
+    /// in the token, as the value types report them) to the token's place:
+    /// this line, and the character column of the same byte.
+    pub(crate) fn relocate(&self, error: JournalError, token_start: usize) -> JournalError {
+        let inner = error.column().unwrap_or(1).saturating_sub(1);
+        let byte = token_start.saturating_add(inner);
+        error.at(self.number, self.column(byte))
+    }
+
+    /// Classifies the line (section 1), refusing a lone CR anywhere, a
+    /// control character outside a comment and indentation other than none
+    /// or exactly two spaces.
+    pub(crate) fn classify(&self) -> Result<LineClass, JournalError> {
+        if let Some(cr) = self.text.find('\r') {
+            return Err(self.syntax(
+                cr,
+                "found a carriage return not followed by a line feed, expected `\\n` or `\\r\\n` as line terminator",
+            ));
+        }
+        let (content, indent) = match spaces(self.text) {
+            Ok((content, indent)) => (content, indent.len()),
+            Err(_) => (self.text, 0),
+        };
+        if content.is_empty() || content.starts_with('#') {
+            return Ok(LineClass::Ignorable);
+        }
+        if let Some((i, c)) = self
+            .text
+            .char_indices()
+            .find(|&(_, c)| c.is_ascii_control())
+        {
+            let what = if c == '\t' {
+                "a tab".to_owned()
+            } else {
+                format!("control character U+{:04X}", u32::from(c))
+            };
+            return Err(self.syntax(
+                i,
+                format!(
+                    "found {what}, expected printable text (spaces separate tokens; write `\\t` or `\\u{{…}}` inside a quoted string)"
+                ),
+            ));
+        }
+        match indent {
+            0 => Ok(LineClass::TopLevel),
+            2 => Ok(LineClass::Property),
+            n => Err(self.syntax(
+                0,
+                format!(
+                    "found an indentation of {n} space{}, expected none (a top-level line) or exactly two (a release property)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            )),
+        }
+    }
+}
+
+/// Zero or more spaces (U+0020).
+fn spaces(input: &str) -> IResult<&str, &str> {
+    take_while(|c| c == ' ').parse(input)
+}
+
+/// One line and its optional `\n` terminator.
+fn line(input: &str) -> IResult<&str, (&str, Option<char>)> {
+    (take_till(|c| c == '\n'), opt(char('\n'))).parse(input)
+}
+
+/// The lines of a text, in order, as slices of it.
+#[derive(Clone, Debug)]
+pub(crate) struct Lines<'a> {
+    rest: &'a str,
+    number: usize,
+    /// Where the text ends: line and character column just after its last character.
+    end: (usize, usize),
+}
+
+impl<'a> Lines<'a> {
+    /// Splits `text`; refuses a byte-order mark at 1:1.
+    pub(crate) fn new(text: &'a str) -> Result<Lines<'a>, JournalError> {
+        if text.starts_with(BOM) {
+            return Err(JournalError::syntax(
+                1,
+                1,
+                "found a byte-order mark (U+FEFF), expected the text to start without one",
+            ));
+        }
+        Ok(Lines {
+            rest: text,
+            number: 0,
+            end: (1, 1),
+        })
+    }
+
+    /// The line and column just after the last character of the text
+    /// (valid once the iterator is exhausted).
+    pub(crate) fn end(&self) -> (usize, usize) {
+        self.end
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let Ok((rest, (raw, terminator))) = line(self.rest) else {
+            return None;
+        };
+        self.rest = rest;
+        self.number += 1;
+        let text = match terminator {
+            Some(_) => raw.strip_suffix('\r').unwrap_or(raw),
+            None => raw,
+        };
+        let here = Line {
+            number: self.number,
+            text,
+        };
+        self.end = match terminator {
+            Some(_) => (self.number + 1, 1),
+            None => (self.number, here.column(text.len())),
+        };
+        Some(here)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(text: &str) -> Vec<(usize, &str)> {
+        Lines::new(text)
+            .map(|lines| lines.map(|l| (l.number, l.text)).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn terminators_are_stripped() {
+        assert_eq!(classes("a\r\nb\nc"), vec![(1, "a"), (2, "b"), (3, "c")]);
+        assert_eq!(classes("a\n"), vec![(1, "a")]);
+        assert_eq!(classes(""), vec![]);
+        assert_eq!(classes("\n\n"), vec![(1, ""), (2, "")]);
+    }
+
+    #[test]
+    fn end_position() {
+        let mut lines = Lines::new("ab\nçd").unwrap_or_else(|_| unreachable!());
+        for _ in lines.by_ref() {}
+        assert_eq!(lines.end(), (2, 3));
+        let mut lines = Lines::new("ab\n").unwrap_or_else(|_| unreachable!());
+        for _ in lines.by_ref() {}
+        assert_eq!(lines.end(), (2, 1));
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let line = Line {
+            number: 1,
+            text: "åäö x",
+        };
+        assert_eq!(line.column(0), 1);
+        assert_eq!(line.column(7), 5);
+        assert_eq!(line.column(100), 6);
+        assert_eq!(line.column(1), 1); // inside `å`: its start
+    }
+
+    #[test]
+    fn classification() {
+        let class = |t: &'static str| {
+            Line { number: 1, text: t }
+                .classify()
+                .map_err(|e| e.column())
+        };
+        assert_eq!(class(""), Ok(LineClass::Ignorable));
+        assert_eq!(class("   "), Ok(LineClass::Ignorable));
+        assert_eq!(class("  # \t x"), Ok(LineClass::Ignorable));
+        assert_eq!(class("X"), Ok(LineClass::TopLevel));
+        assert_eq!(class("  X"), Ok(LineClass::Property));
+        assert_eq!(class(" X"), Err(Some(1)));
+        assert_eq!(class("   X"), Err(Some(1)));
+        assert_eq!(class("X\tY"), Err(Some(2)));
+        assert_eq!(class("\t"), Err(Some(1)));
+        assert_eq!(class("# a\rb"), Err(Some(4)));
+    }
+}

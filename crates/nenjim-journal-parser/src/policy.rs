@@ -1,0 +1,53 @@
+//! Section 5 of the format: policy statements.
+//!
+//! `YANK <requirement> <quoted reason>`, `DEPRECATE <requirement> <quoted
+//! reason>` and `RECOMMEND <version>`, top-level lines after the last
+//! release. The rules between them (match at least one release, no overlap
+//! of two YANKs or two DEPRECATEs, one RECOMMEND of a release that is not
+//! yanked) are the `RevisionBuilder`'s; see `semantic.rs`.
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::{PolicyStatement, RevisionBuilder};
+use nenjim_journal_api::valuetypes::{ReleaseVersion, VersionRequirement};
+
+use crate::semantic::located;
+use crate::tokens::Cursor;
+
+/// Whether `keyword` starts a policy statement.
+pub(crate) fn is_policy_keyword(keyword: &str) -> bool {
+    matches!(keyword, "YANK" | "DEPRECATE" | "RECOMMEND")
+}
+
+/// Reads one policy statement (its keyword already read) and adds it to `revision`.
+pub(crate) fn statement(
+    keyword: &str,
+    mut cursor: Cursor<'_>,
+    revision: &mut RevisionBuilder,
+) -> Result<(), JournalError> {
+    let line = cursor.line();
+    let (statement, at) = match keyword {
+        "RECOMMEND" => {
+            let (version, token) = cursor.value::<ReleaseVersion>("a release version")?;
+            (PolicyStatement::Recommend { version }, token.start)
+        }
+        _ => {
+            let (requirement, token) = cursor
+                .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+            let (reason, _) = cursor.quoted("a quoted reason")?;
+            let statement = if keyword == "YANK" {
+                PolicyStatement::Yank {
+                    requirement,
+                    reason,
+                }
+            } else {
+                PolicyStatement::Deprecate {
+                    requirement,
+                    reason,
+                }
+            };
+            (statement, token.start)
+        }
+    };
+    cursor.finish()?;
+    located(revision.push_policy(statement), &line, at)
+}

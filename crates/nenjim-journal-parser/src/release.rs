@@ -1,0 +1,296 @@
+//! Section 4 of the format: release blocks.
+//!
+//! A `RELEASE <version>` line opens an [`OpenRelease`]; its property lines
+//! (two spaces of indentation) must come in the order `LICENSE`, `CONTENT`,
+//! `DESCRIPTION`, `DEPENDS`*, `EXCLUDES`*, `PREFERS`*, with `LICENSE` and
+//! `CONTENT` exactly once and `DESCRIPTION` at most once (syntax errors
+//! otherwise). The next top-level line or the end of the text closes the
+//! block. The semantic rules (duplicates, depends-and-excludes, the own
+//! artifact) are the `ReleaseBuilder`'s; see `semantic.rs`.
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::{
+    ArtifactRelease, Dependency, Exclusion, Preference, ReleaseBuilder, RevisionBuilder,
+};
+use nenjim_journal_api::valuetypes::{
+    ArtifactCoordinate, ContentDigest, ContentPointer, LicenseExpression, ReleaseVersion,
+    VersionRequirement,
+};
+
+use crate::lines::Line;
+use crate::semantic::located;
+use crate::tokens::{Cursor, Token, shown};
+
+/// The release properties, in their required order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Property {
+    License,
+    Content,
+    Description,
+    Depends,
+    Excludes,
+    Prefers,
+}
+
+impl Property {
+    /// The property a keyword names.
+    pub(crate) fn from_keyword(keyword: &str) -> Option<Property> {
+        Some(match keyword {
+            "LICENSE" => Property::License,
+            "CONTENT" => Property::Content,
+            "DESCRIPTION" => Property::Description,
+            "DEPENDS" => Property::Depends,
+            "EXCLUDES" => Property::Excludes,
+            "PREFERS" => Property::Prefers,
+            _ => return None,
+        })
+    }
+
+    fn keyword(self) -> &'static str {
+        match self {
+            Property::License => "LICENSE",
+            Property::Content => "CONTENT",
+            Property::Description => "DESCRIPTION",
+            Property::Depends => "DEPENDS",
+            Property::Excludes => "EXCLUDES",
+            Property::Prefers => "PREFERS",
+        }
+    }
+
+    fn repeatable(self) -> bool {
+        matches!(
+            self,
+            Property::Depends | Property::Excludes | Property::Prefers
+        )
+    }
+}
+
+const ORDER: &str = "`LICENSE`, `CONTENT`, `DESCRIPTION`, `DEPENDS`, `EXCLUDES`, `PREFERS`";
+
+/// A release block being read.
+#[derive(Debug)]
+pub(crate) struct OpenRelease {
+    /// Line and byte offset of the version on the `RELEASE` line.
+    line: usize,
+    column: usize,
+    version: ReleaseVersion,
+    license: Option<LicenseExpression>,
+    builder: Option<ReleaseBuilder>,
+    last: Option<Property>,
+}
+
+impl OpenRelease {
+    /// Reads a `RELEASE <version>` line (its keyword already read) and checks
+    /// that the release may come next in `revision`.
+    pub(crate) fn open(
+        mut cursor: Cursor<'_>,
+        revision: &RevisionBuilder,
+    ) -> Result<OpenRelease, JournalError> {
+        let line = cursor.line();
+        let (version, token) = cursor.value::<ReleaseVersion>("a release version")?;
+        cursor.finish()?;
+        located(revision.check_next_release(&version), &line, token.start)?;
+        Ok(OpenRelease {
+            line: line.number,
+            column: line.column(token.start),
+            version,
+            license: None,
+            builder: None,
+            last: None,
+        })
+    }
+
+    /// Reads one property line (its keyword already read).
+    pub(crate) fn property(
+        &mut self,
+        coordinate: &ArtifactCoordinate,
+        keyword: Token<'_>,
+        mut cursor: Cursor<'_>,
+    ) -> Result<(), JournalError> {
+        let line = cursor.line();
+        let Some(property) = Property::from_keyword(keyword.text) else {
+            return Err(line.syntax(
+                keyword.start,
+                format!(
+                    "found {} in release {}, expected a release property ({ORDER})",
+                    shown(keyword.text),
+                    self.version
+                ),
+            ));
+        };
+        self.check_order(property, &line, keyword)?;
+        self.last = Some(property);
+        match property {
+            Property::License => {
+                let token = cursor.rest_of_line("an SPDX license expression")?;
+                let license = token
+                    .text
+                    .parse::<LicenseExpression>()
+                    .map_err(|e| line.relocate(e, token.start))?;
+                self.license = Some(license);
+            }
+            Property::Content => {
+                let (digest, _) =
+                    cursor.value::<ContentDigest>("a content digest `sha256:<hex>`")?;
+                let size = cursor.token("a size in bytes")?;
+                let size = ContentPointer::parse_size(size.text)
+                    .map_err(|e| line.relocate(e, size.start))?;
+                cursor.finish()?;
+                let Some(license) = self.license.take() else {
+                    return Err(line.syntax(keyword.start, "found `CONTENT`, expected `LICENSE`"));
+                };
+                self.builder = Some(ArtifactRelease::builder(
+                    coordinate.clone(),
+                    self.version.clone(),
+                    license,
+                    ContentPointer::new(digest, size),
+                ));
+            }
+            Property::Description => {
+                let (description, _) = cursor.quoted("a quoted description")?;
+                cursor.finish()?;
+                self.builder_mut(&line, keyword)?.description(description);
+            }
+            Property::Depends => {
+                let (artifact, at) =
+                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let (requirement, _) = cursor
+                    .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+                let description = trailing_description(&mut cursor)?;
+                let builder = self.builder_mut(&line, keyword)?;
+                let dependency = Dependency::new(artifact, requirement, description);
+                located(builder.push_dependency(dependency), &line, at.start)?;
+            }
+            Property::Excludes => {
+                let (artifact, at) =
+                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let requirement = if cursor.at_end() || cursor.next_is_quoted() {
+                    None
+                } else {
+                    Some(
+                        cursor
+                            .value::<VersionRequirement>(
+                                "a requirement, a quoted description or the end of the line",
+                            )?
+                            .0,
+                    )
+                };
+                let description = trailing_description(&mut cursor)?;
+                let builder = self.builder_mut(&line, keyword)?;
+                let exclusion = Exclusion::new(artifact, requirement, description);
+                located(builder.push_exclusion(exclusion), &line, at.start)?;
+            }
+            Property::Prefers => {
+                let (artifact, at) =
+                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let (requirement, _) = cursor
+                    .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+                let description = trailing_description(&mut cursor)?;
+                let builder = self.builder_mut(&line, keyword)?;
+                let preference = Preference::new(artifact, requirement, description);
+                located(builder.push_preference(preference), &line, at.start)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a property out of order, missing before it, or repeated.
+    fn check_order(
+        &self,
+        property: Property,
+        line: &Line<'_>,
+        keyword: Token<'_>,
+    ) -> Result<(), JournalError> {
+        let version = &self.version;
+        let message = match self.last {
+            None if property != Property::License => format!(
+                "found `{}` in release {version}, expected `LICENSE <license>` first",
+                property.keyword()
+            ),
+            Some(Property::License) if property != Property::Content => {
+                if property == Property::License {
+                    format!(
+                        "found a second `LICENSE` in release {version}, expected `CONTENT <digest> <size>`"
+                    )
+                } else {
+                    format!(
+                        "found `{}` in release {version}, expected `CONTENT <digest> <size>` after `LICENSE`",
+                        property.keyword()
+                    )
+                }
+            }
+            Some(last) if last == property && !property.repeatable() => format!(
+                "found a second `{}` in release {version}, expected it at most once",
+                property.keyword()
+            ),
+            Some(last) if property < last => format!(
+                "found `{}` after `{}` in release {version}, expected the properties in the order {ORDER}",
+                property.keyword(),
+                last.keyword()
+            ),
+            _ => return Ok(()),
+        };
+        Err(line.syntax(keyword.start, message))
+    }
+
+    fn builder_mut(
+        &mut self,
+        line: &Line<'_>,
+        keyword: Token<'_>,
+    ) -> Result<&mut ReleaseBuilder, JournalError> {
+        match self.builder.as_mut() {
+            Some(builder) => Ok(builder),
+            None => Err(line.syntax(
+                keyword.start,
+                format!(
+                    "found {}, expected `CONTENT <digest> <size>`",
+                    shown(keyword.text)
+                ),
+            )),
+        }
+    }
+
+    /// Closes the block at `found` (a top-level line or the end of the text,
+    /// located at `at`) and adds the release to `revision`.
+    pub(crate) fn close(
+        self,
+        revision: &mut RevisionBuilder,
+        found: &str,
+        at: (usize, usize),
+    ) -> Result<(), JournalError> {
+        let Some(builder) = self.builder else {
+            let missing = if self.license.is_none() {
+                "`  LICENSE <license>`"
+            } else {
+                "`  CONTENT <digest> <size>`"
+            };
+            return Err(JournalError::syntax(
+                at.0,
+                at.1,
+                format!(
+                    "found {found}, expected {missing} in release {} (required)",
+                    self.version
+                ),
+            ));
+        };
+        revision
+            .push_release(builder.build())
+            .map_err(|e| e.at(self.line, self.column))
+    }
+}
+
+/// The optional trailing quoted description of a DEPENDS, EXCLUDES or
+/// PREFERS line, then the end of the line.
+fn trailing_description(
+    cursor: &mut Cursor<'_>,
+) -> Result<Option<nenjim_journal_api::valuetypes::Description>, JournalError> {
+    if cursor.at_end() {
+        return Ok(None);
+    }
+    if !cursor.next_is_quoted() {
+        cursor.finish_expecting("a quoted description or the end of the line")?;
+    }
+    let (description, _) = cursor.quoted("a quoted description")?;
+    cursor.finish()?;
+    Ok(Some(description))
+}

@@ -1,0 +1,270 @@
+//! Section 2 of the format: the tokens of a line.
+//!
+//! A [`Cursor`] walks one line's content with nom: a keyword, then tokens
+//! separated by one or more spaces, a quoted string, the rest of the line (a
+//! license), and the end (trailing spaces allowed). Each token is handed to
+//! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
+//! (`FromStr`, `Description::parse_quoted_prefix`), and the value type's
+//! error (located by byte inside the token) is moved to the token's line and
+//! character column.
+
+use std::str::FromStr;
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::valuetypes::Description;
+use nom::bytes::complete::{take_till1, take_while, take_while1};
+use nom::{IResult, Parser};
+
+use crate::lines::Line;
+
+/// One or more spaces.
+fn spaces1(input: &str) -> IResult<&str, &str> {
+    take_while1(|c| c == ' ').parse(input)
+}
+
+/// Zero or more spaces.
+fn spaces0(input: &str) -> IResult<&str, &str> {
+    take_while(|c| c == ' ').parse(input)
+}
+
+/// A run of anything but spaces.
+fn word(input: &str) -> IResult<&str, &str> {
+    take_till1(|c| c == ' ').parse(input)
+}
+
+/// Shows a found token for an error message: back-quoted, escaped, shortened.
+pub(crate) fn shown(found: &str) -> String {
+    const MAX: usize = 40;
+    if found.is_empty() {
+        return "nothing".to_owned();
+    }
+    let mut out = String::from("`");
+    for (i, c) in found.chars().enumerate() {
+        if i == MAX {
+            out.push('…');
+            break;
+        }
+        out.extend(c.escape_debug());
+    }
+    out.push('`');
+    out
+}
+
+/// A token read from a line: its text and its byte offset in the line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) start: usize,
+}
+
+/// A position in one line, moving left to right.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor<'a> {
+    line: Line<'a>,
+    rest: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at byte `start` of `line` (after its indentation).
+    pub(crate) fn new(line: Line<'a>, start: usize) -> Cursor<'a> {
+        Cursor {
+            line,
+            rest: line.text.get(start..).unwrap_or(""),
+        }
+    }
+
+    /// The line being read.
+    pub(crate) fn line(&self) -> Line<'a> {
+        self.line
+    }
+
+    /// The byte offset of the cursor in the line.
+    pub(crate) fn offset(&self) -> usize {
+        self.line.text.len() - self.rest.len()
+    }
+
+    /// Reads the keyword at the cursor (the first run of non-spaces).
+    pub(crate) fn keyword(&mut self) -> Token<'a> {
+        let start = self.offset();
+        match word(self.rest) {
+            Ok((rest, text)) => {
+                self.rest = rest;
+                Token { text, start }
+            }
+            Err(_) => Token { text: "", start },
+        }
+    }
+
+    /// Whether only spaces remain.
+    pub(crate) fn at_end(&self) -> bool {
+        self.rest.bytes().all(|b| b == b' ')
+    }
+
+    /// Whether the next token (after spaces) starts with a double quote.
+    pub(crate) fn next_is_quoted(&self) -> bool {
+        self.rest.trim_start_matches(' ').starts_with('"')
+    }
+
+    /// The error for a missing token: found the end of the line.
+    fn missing(&self, expected: &str) -> JournalError {
+        let end = self.offset() + self.rest.trim_end_matches(' ').len();
+        self.line.syntax(
+            end,
+            format!("found the end of the line, expected {expected}"),
+        )
+    }
+
+    /// Reads the next token: one or more spaces, then a run of non-spaces.
+    pub(crate) fn token(&mut self, expected: &str) -> Result<Token<'a>, JournalError> {
+        if self.at_end() {
+            return Err(self.missing(expected));
+        }
+        let after_spaces = match spaces1(self.rest) {
+            Ok((rest, _)) => rest,
+            Err(_) => {
+                return Err(self.line.syntax(
+                    self.offset(),
+                    format!(
+                        "found {} directly after the previous token, expected a space and then {expected}",
+                        shown(self.rest)
+                    ),
+                ));
+            }
+        };
+        let start = self.line.text.len() - after_spaces.len();
+        let (rest, text) = word(after_spaces).map_err(|_| self.missing(expected))?;
+        self.rest = rest;
+        Ok(Token { text, start })
+    }
+
+    /// Reads the next token and parses it with `T::from_str`, relocating its error.
+    pub(crate) fn value<T>(&mut self, expected: &str) -> Result<(T, Token<'a>), JournalError>
+    where
+        T: FromStr<Err = JournalError>,
+    {
+        let token = self.token(expected)?;
+        let value = token
+            .text
+            .parse::<T>()
+            .map_err(|e| self.line.relocate(e, token.start))?;
+        Ok((value, token))
+    }
+
+    /// Reads a quoted string (after one or more spaces) and decodes it.
+    pub(crate) fn quoted(&mut self, expected: &str) -> Result<(Description, usize), JournalError> {
+        if self.at_end() {
+            return Err(self.missing(expected));
+        }
+        let after_spaces = match spaces1(self.rest) {
+            Ok((rest, _)) => rest,
+            Err(_) => {
+                return Err(self.line.syntax(
+                    self.offset(),
+                    format!(
+                        "found {} directly after the previous token, expected a space and then {expected}",
+                        shown(self.rest)
+                    ),
+                ));
+            }
+        };
+        let start = self.line.text.len() - after_spaces.len();
+        let (description, used) = Description::parse_quoted_prefix(after_spaces)
+            .map_err(|e| self.line.relocate(e, start))?;
+        self.rest = after_spaces.get(used..).unwrap_or("");
+        if !self.rest.is_empty() && !self.rest.starts_with(' ') {
+            let found = self.rest.split(' ').next().unwrap_or(self.rest);
+            return Err(self.line.syntax(
+                self.offset(),
+                format!(
+                    "found {} directly after a quoted string, expected a space or the end of the line",
+                    shown(found)
+                ),
+            ));
+        }
+        Ok((description, start))
+    }
+
+    /// Reads the rest of the line (after one or more spaces), trailing
+    /// spaces trimmed.
+    pub(crate) fn rest_of_line(&mut self, expected: &str) -> Result<Token<'a>, JournalError> {
+        if self.at_end() {
+            return Err(self.missing(expected));
+        }
+        let after_spaces = spaces1(self.rest).map_or(self.rest, |(rest, _)| rest);
+        let start = self.line.text.len() - after_spaces.len();
+        let text = after_spaces.trim_end_matches(' ');
+        self.rest = "";
+        Ok(Token { text, start })
+    }
+
+    /// Requires that only spaces remain.
+    pub(crate) fn finish(&mut self) -> Result<(), JournalError> {
+        self.finish_expecting("the end of the line")
+    }
+
+    /// Requires that only spaces remain; the error says `expected`.
+    pub(crate) fn finish_expecting(&mut self, expected: &str) -> Result<(), JournalError> {
+        let (rest, _) = spaces0(self.rest).unwrap_or((self.rest, ""));
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let start = self.line.text.len() - rest.len();
+        let found = word(rest).map_or(rest, |(_, w)| w);
+        Err(self.line.syntax(
+            start,
+            format!("found {}, expected {expected}", shown(found)),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+
+    fn line(text: &str) -> Line<'_> {
+        Line { number: 4, text }
+    }
+
+    #[test]
+    fn tokens_are_separated_by_spaces() {
+        let l = line("DEPENDS  a   1.0.0  ");
+        let mut c = Cursor::new(l, 0);
+        assert_eq!(c.keyword().text, "DEPENDS");
+        let t = c.token("x").map_err(|e| e.to_string());
+        assert_eq!(t.map(|t| (t.text, t.start)), Ok(("a", 9)));
+        let t = c.token("x").map_err(|e| e.to_string());
+        assert_eq!(t.map(|t| t.text), Ok("1.0.0"));
+        assert!(c.at_end());
+        assert!(c.finish().is_ok());
+        let e = c
+            .token("a requirement")
+            .err()
+            .map(|e| (e.line(), e.column()));
+        assert_eq!(e, Some((Some(4), Some(19))));
+    }
+
+    #[test]
+    fn value_errors_land_on_the_character_column() {
+        let l = line("DESCRIPTION \"é\" A_b");
+        let mut c = Cursor::new(l, 0);
+        c.keyword();
+        assert!(c.quoted("q").is_ok());
+        let e = c.value::<ArtifactCoordinate>("c").err();
+        // `A` is character 17 (the `é` is two bytes but one column).
+        assert_eq!(
+            e.map(|e| (e.kind(), e.column())),
+            Some((ErrorKind::Syntax, Some(17)))
+        );
+    }
+
+    #[test]
+    fn quoted_must_be_followed_by_a_space() {
+        let l = line("X \"a\"b");
+        let mut c = Cursor::new(l, 0);
+        c.keyword();
+        let e = c.quoted("q").err().and_then(|e| e.column());
+        assert_eq!(e, Some(6));
+    }
+}
