@@ -1,13 +1,107 @@
-//! The read-only filesystem loader of a Journal root (section 7).
+//! The read-only filesystem loader of a Journal root (section 7 of the format).
 //!
-//! INTERFACE STUB: the loader issue replaces these bodies; the signatures are fixed.
+//! # Brief overview
+//!
+//! A Journal root holds one directory per artifact, named by its coordinate,
+//! and in it one file per revision, named by its Journal version:
+//!
+//! ```text
+//! <root>/<coordinate>/<timestamp>.journal           runtime revision
+//! <root>/<coordinate>/<timestamp>.journal.example   version-controlled example, never loaded
+//! ```
+//!
+//! [`load`] turns such a root into a [`ChainState`], and [`refresh`] brings
+//! an existing state up to date with it. Both go through the same steps:
+//!
+//! 1. **Walk** (names and metadata only, exactly two levels): the root must
+//!    exist and be a readable directory (`RootMissing`, `RootNotDirectory`,
+//!    `RootUnreadable`). Names beginning with `.` are ignored at both levels,
+//!    and so are `*.journal.example` files (unless
+//!    [`LoadOptions::with_examples`]). Every other root entry must be a
+//!    directory named by a valid coordinate, every other artifact entry a
+//!    regular file named `<timestamp>.journal`; anything else is
+//!    `UnexpectedEntry` (wrong kind of entry: a stray file, a sub-directory,
+//!    a symbolic link, which is never followed) or `InvalidFileName` (wrong
+//!    name: `x.journal.bak`, `2026-11-29.journal`, `Serde/`).
+//! 2. **Read and parse** each file once, in parallel: over 64 MiB is
+//!    `TooLarge` (checked from the metadata before reading), not UTF-8 is
+//!    `InvalidUtf8`; then [`nenjim_journal_parser::parse`], and the header
+//!    is checked against the file's place (`CoordinateMismatch`,
+//!    `VersionMismatch`).
+//! 3. **Ingest** the parsed revisions with
+//!    [`ChainState::ingest_revision`], sequentially, artifacts in ascending
+//!    coordinate order and each artifact's files in ascending timestamp
+//!    order. Nothing is parsed twice.
+//!
+//! Results and errors are deterministic: whatever the parallel step does,
+//! the error reported is the first one in ingestion order (a misplaced
+//! entry counts at its place in that order). Every error carries the path it
+//! concerns; I/O errors keep the OS error as their `source()`.
+//!
+//! The loader never creates, writes, renames, deletes, downloads or watches
+//! anything. All its disk access goes through the [`FileSystem`] trait
+//! ([`RealFileSystem`] for the real disk); [`load_with`] and
+//! [`refresh_with`] take another implementation, e.g. one that injects
+//! faults in tests.
+//!
+//! # Examples
+//!
+//! `--include-examples`-style reading: with [`LoadOptions::with_examples`],
+//! `<timestamp>.journal.example` is read as if it were `<timestamp>.journal`
+//! (in memory only). When both `X.journal` and `X.journal.example` exist,
+//! both are read, the runtime file first: the example is then an idempotent
+//! repeat if its text is identical (counted once) and a `Conflict` naming the
+//! example's path otherwise, so a divergence is never hidden.
+//!
+//! ```
+//! use nenjim_journal_api::error::ErrorKind;
+//! use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+//! use nenjim_journal_fs::{LoadOptions, load};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = tempfile::tempdir()?;
+//! std::fs::create_dir(root.path().join("left-pad"))?;
+//! std::fs::write(
+//!     root.path().join("left-pad/20261129T101530Z.journal"),
+//!     "FORMAT nenjim-journal/1\n\
+//!      ARTIFACT left-pad\n\
+//!      JOURNAL_VERSION 20261129T101530Z\n\
+//!      PREDECESSOR GENESIS\n\
+//!      DESCRIPTION \"pads strings on the left\"\n",
+//! )?;
+//! // Ignored: hidden entries, and examples unless asked for.
+//! std::fs::write(root.path().join(".keep"), "")?;
+//! std::fs::write(root.path().join("left-pad/19990101T000000Z.journal.example"), "")?;
+//!
+//! let state = load(root.path(), LoadOptions::new())?;
+//! let artifact: ArtifactCoordinate = "left-pad".parse()?;
+//! assert_eq!(state.revisions(&artifact).len(), 1);
+//!
+//! let missing = load(&root.path().join("nowhere"), LoadOptions::new()).unwrap_err();
+//! assert_eq!(missing.kind(), ErrorKind::RootMissing);
+//! assert_eq!(missing.path(), Some(root.path().join("nowhere").as_path()));
+//! # Ok(()) }
+//! ```
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod file_system;
+mod layout;
+mod read;
 
 use std::path::Path;
 
-use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::RefreshReport;
-use nenjim_journal_chain::ChainState;
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::{JournalRevision, RefreshReport};
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_chain::{ChainState, Outcome};
+use rayon::prelude::*;
+
+pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+
+/// The largest revision file the loader reads: 64 MiB. Larger files are
+/// refused with `TooLarge`.
+pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 
 /// How a root is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,8 +126,32 @@ impl LoadOptions {
 
 /// Loads the whole root into a new state; fails on the first error, publishing nothing.
 pub fn load(root: &Path, options: LoadOptions) -> Result<ChainState, JournalError> {
-    let _ = (root, options);
-    todo!()
+    load_with(&RealFileSystem, root, options)
+}
+
+/// [`load`] through `fs` instead of the real file system.
+pub fn load_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<ChainState, JournalError> {
+    let walk = layout::walk(fs, root, options)?;
+    let parsed: Vec<Result<JournalRevision, JournalError>> = walk
+        .files
+        .par_iter()
+        .map(|file| read::read_revision(fs, file))
+        .collect();
+    let mut state = ChainState::new();
+    for (file, revision) in walk.files.iter().zip(parsed) {
+        state = state
+            .ingest_revision(revision?)
+            .map_err(|e| e.with_path(&file.path))?
+            .into_state();
+    }
+    match walk.error {
+        Some(error) => Err(error),
+        None => Ok(state),
+    }
 }
 
 /// Re-reads the root against `state`: unchanged files (same digest) are counted
@@ -46,6 +164,82 @@ pub fn refresh(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    let _ = (root, options, state, publish);
-    todo!()
+    refresh_with(&RealFileSystem, root, options, state, publish)
+}
+
+/// What the parallel step of a refresh learned about one file.
+enum Reread {
+    /// The state already has this artifact and version: only the digests matter.
+    Known {
+        stored: RevisionDigest,
+        found: RevisionDigest,
+    },
+    /// A revision the state does not have yet, parsed and checked.
+    New(JournalRevision),
+}
+
+/// [`refresh`] through `fs` instead of the real file system.
+///
+/// A file whose artifact and version are already stored is compared by
+/// digest only: equal is counted as unchanged (never parsed), different is
+/// a `Conflict` (a stored revision never changes). Files that disappeared
+/// change nothing: history is never erased.
+pub fn refresh_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+    state: &ChainState,
+    publish: &mut dyn FnMut(ChainState),
+) -> Result<RefreshReport, JournalError> {
+    let walk = layout::walk(fs, root, options)?;
+    let rereads: Vec<Result<Reread, JournalError>> = walk
+        .files
+        .par_iter()
+        .map(|file| {
+            let text = read::read_text(fs, file)?;
+            if let Some(stored) = state.revision(&file.coordinate, file.version) {
+                Ok(Reread::Known {
+                    stored: *stored.digest(),
+                    found: RevisionDigest::of_text(&text),
+                })
+            } else {
+                read::parse_checked(file, &text).map(Reread::New)
+            }
+        })
+        .collect();
+    let mut current = state.clone();
+    let (mut ingested, mut unchanged) = (0, 0);
+    for (file, reread) in walk.files.iter().zip(rereads) {
+        match reread? {
+            Reread::Known { stored, found } if stored == found => unchanged += 1,
+            Reread::Known { stored, found } => {
+                return Err(JournalError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "found a text with digest {found} for {} {}, expected the stored \
+                         revision's digest {stored} (a stored revision never changes)",
+                        file.coordinate, file.version,
+                    ),
+                )
+                .with_path(&file.path));
+            }
+            Reread::New(revision) => {
+                let next = current
+                    .ingest_revision(revision)
+                    .map_err(|e| e.with_path(&file.path))?;
+                match next.outcome() {
+                    Outcome::Accepted => {
+                        current = next.into_state();
+                        publish(current.clone());
+                        ingested += 1;
+                    }
+                    Outcome::Unchanged => unchanged += 1,
+                }
+            }
+        }
+    }
+    match walk.error {
+        Some(error) => Err(error),
+        None => Ok(RefreshReport::new(ingested, unchanged)),
+    }
 }

@@ -1,0 +1,146 @@
+//! The loader's only door to the disk: the [`FileSystem`] trait.
+//!
+//! Everything the loader learns about a root goes through four read-only
+//! calls, so a test (or a later hardening) can put a [`FileSystem`] in front
+//! of the real one and inject faults: a permission denied, a file that
+//! vanishes or turns into a directory between listing and reading.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// What kind of entry a path names, as far as the loader cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link (only reported by [`FileSystem::symlink_metadata`]).
+    Symlink,
+    /// Anything else: a FIFO, a socket, a device …
+    Other,
+}
+
+impl EntryKind {
+    /// A few words for diagnostics: "a regular file", "a directory" …
+    pub fn describe(self) -> &'static str {
+        match self {
+            EntryKind::File => "a regular file",
+            EntryKind::Directory => "a directory",
+            EntryKind::Symlink => "a symbolic link",
+            EntryKind::Other => "a special file",
+        }
+    }
+}
+
+/// The part of an entry's metadata the loader uses: its kind and its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EntryMetadata {
+    kind: EntryKind,
+    len: u64,
+}
+
+impl EntryMetadata {
+    /// Metadata of an entry of `kind` holding `len` bytes.
+    pub fn new(kind: EntryKind, len: u64) -> EntryMetadata {
+        EntryMetadata { kind, len }
+    }
+
+    /// The entry's kind.
+    pub fn kind(&self) -> EntryKind {
+        self.kind
+    }
+
+    /// The entry's length in bytes (meaningful for regular files).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the entry holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl From<&std::fs::Metadata> for EntryMetadata {
+    fn from(metadata: &std::fs::Metadata) -> EntryMetadata {
+        let file_type = metadata.file_type();
+        let kind = if file_type.is_symlink() {
+            EntryKind::Symlink
+        } else if file_type.is_dir() {
+            EntryKind::Directory
+        } else if file_type.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        };
+        EntryMetadata::new(kind, metadata.len())
+    }
+}
+
+/// Read-only access to a directory tree: the only way the loader touches the disk.
+///
+/// Implementations never create, write, rename or delete anything. Errors
+/// are plain [`io::Error`]s; the loader adds the path and keeps them as the
+/// `source()` of its [`Io`](nenjim_journal_api::error::ErrorKind::Io) errors.
+pub trait FileSystem: Send + Sync + fmt::Debug {
+    /// The metadata of `path`, following symbolic links (used for the root only).
+    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata>;
+
+    /// The metadata of `path` itself, never following a symbolic link.
+    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata>;
+
+    /// The names of the entries of the directory `path`, in any order,
+    /// without `.` and `..`.
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>>;
+
+    /// The bytes of the regular file `path`, but never more than `limit + 1`
+    /// of them: a result longer than `limit` means the file is over the limit.
+    ///
+    /// Fails (rather than reading) if `path` is no longer a regular file.
+    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
+}
+
+/// The operating system's file system, through `std::fs`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RealFileSystem;
+
+impl FileSystem for RealFileSystem {
+    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        std::fs::metadata(path).map(|m| EntryMetadata::from(&m))
+    }
+
+    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        std::fs::symlink_metadata(path).map(|m| EntryMetadata::from(&m))
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
+        std::fs::read_dir(path)?
+            .map(|entry| entry.map(|e| e.file_name()))
+            .collect()
+    }
+
+    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        let file = std::fs::File::open(path)?;
+        // The entry was a regular file when it was listed; check the opened
+        // handle again, so that a file replaced in between is not read.
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            let kind = if metadata.is_dir() {
+                io::ErrorKind::IsADirectory
+            } else {
+                io::ErrorKind::InvalidInput
+            };
+            return Err(io::Error::new(
+                kind,
+                "the entry is no longer a regular file",
+            ));
+        }
+        let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(capacity);
+        file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+}

@@ -1,0 +1,254 @@
+//! The on-disk layout of a root (section 7): which entries are revision
+//! files, which are ignored, and which make the load fail.
+//!
+//! The walk goes exactly two levels deep: artifact directories, then their
+//! revision files. It looks at names and metadata only; no file is opened
+//! here.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+
+use crate::LoadOptions;
+use crate::file_system::{EntryKind, FileSystem};
+
+/// The suffix of a runtime revision file.
+pub(crate) const RUNTIME_SUFFIX: &str = ".journal";
+/// The suffix of a version-controlled example file.
+pub(crate) const EXAMPLE_SUFFIX: &str = ".journal.example";
+
+/// One file the loader will read: `<root>/<coordinate>/<version>.journal`
+/// (or `.journal.example` when examples are included).
+#[derive(Clone, Debug)]
+pub(crate) struct RevisionFile {
+    pub(crate) path: PathBuf,
+    pub(crate) coordinate: ArtifactCoordinate,
+    pub(crate) version: JournalVersion,
+    /// The length the listing reported, checked against the size limit
+    /// before the file is read.
+    pub(crate) len: u64,
+}
+
+/// The result of walking a root: every revision file up to the first
+/// layout error, in ingestion order, and that error if there is one.
+#[derive(Debug, Default)]
+pub(crate) struct Walk {
+    pub(crate) files: Vec<RevisionFile>,
+    pub(crate) error: Option<JournalError>,
+}
+
+/// Checks the root itself: it exists, is a directory and can be listed.
+/// Returns its entry names, sorted.
+fn root_entries(fs: &dyn FileSystem, root: &Path) -> Result<Vec<OsString>, JournalError> {
+    let root_error = |error: io::Error, listing: bool| {
+        let (kind, message) = match error.kind() {
+            io::ErrorKind::NotFound => (
+                ErrorKind::RootMissing,
+                "found no Journal root here, expected an existing directory".to_owned(),
+            ),
+            _ if listing => (
+                ErrorKind::RootUnreadable,
+                format!("cannot list the Journal root: {error}"),
+            ),
+            _ => (
+                ErrorKind::RootUnreadable,
+                format!("cannot inspect the Journal root: {error}"),
+            ),
+        };
+        JournalError::new(kind, message)
+            .with_path(root)
+            .with_source(error)
+    };
+    // The root itself may be reached through a symbolic link (a configured
+    // path is the owner's choice); entries below it never are.
+    let metadata = fs.metadata(root).map_err(|e| root_error(e, false))?;
+    if metadata.kind() != EntryKind::Directory {
+        return Err(JournalError::new(
+            ErrorKind::RootNotDirectory,
+            format!(
+                "found {} as the Journal root, expected a directory",
+                metadata.kind().describe()
+            ),
+        )
+        .with_path(root));
+    }
+    let mut names = fs.read_dir(root).map_err(|e| root_error(e, true))?;
+    names.sort();
+    Ok(names)
+}
+
+/// Whether a name is ignored at both levels (it begins with `.`).
+fn is_hidden(name: &OsString) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// The metadata of an entry below the root, never following a symbolic link.
+fn entry_kind(fs: &dyn FileSystem, path: &Path) -> Result<(EntryKind, u64), JournalError> {
+    fs.symlink_metadata(path)
+        .map(|m| (m.kind(), m.len()))
+        .map_err(|e| JournalError::io(path, "cannot inspect the entry", e))
+}
+
+fn unexpected(path: &Path, message: String) -> JournalError {
+    JournalError::new(ErrorKind::UnexpectedEntry, message).with_path(path)
+}
+
+fn invalid_name(path: &Path, message: String) -> JournalError {
+    JournalError::new(ErrorKind::InvalidFileName, message).with_path(path)
+}
+
+/// Walks `root`: the root's own problems are returned as the error; the
+/// first misplaced entry below it ends the walk and is kept in [`Walk::error`].
+pub(crate) fn walk(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<Walk, JournalError> {
+    let mut walk = Walk::default();
+    for name in root_entries(fs, root)? {
+        if is_hidden(&name) {
+            continue;
+        }
+        let path = root.join(&name);
+        if let Err(error) = artifact(fs, &path, &name, options, &mut walk.files) {
+            walk.error = Some(error);
+            break;
+        }
+    }
+    Ok(walk)
+}
+
+/// Checks one root entry, an artifact directory, and lists its revision files.
+fn artifact(
+    fs: &dyn FileSystem,
+    path: &Path,
+    name: &OsString,
+    options: LoadOptions,
+    files: &mut Vec<RevisionFile>,
+) -> Result<(), JournalError> {
+    match entry_kind(fs, path)?.0 {
+        EntryKind::Directory => {}
+        EntryKind::Symlink => {
+            return Err(unexpected(
+                path,
+                "found a symbolic link in the Journal root, expected an artifact directory \
+                 (symbolic links are never followed)"
+                    .to_owned(),
+            ));
+        }
+        kind => {
+            return Err(unexpected(
+                path,
+                format!(
+                    "found {} in the Journal root, expected an artifact directory named by its coordinate",
+                    kind.describe()
+                ),
+            ));
+        }
+    }
+    let Some(text) = name.to_str() else {
+        return Err(invalid_name(
+            path,
+            "found a directory name that is not valid UTF-8, expected an artifact coordinate"
+                .to_owned(),
+        ));
+    };
+    let coordinate = text.parse::<ArtifactCoordinate>().map_err(|e| {
+        invalid_name(
+            path,
+            format!(
+                "found directory name `{text}`, expected an artifact coordinate: {}",
+                e.message()
+            ),
+        )
+    })?;
+    let mut names = fs
+        .read_dir(path)
+        .map_err(|e| JournalError::io(path, "cannot list the artifact directory", e))?;
+    // Byte order of the names is the ingestion order: timestamps sort
+    // chronologically as text, and `X.journal` sorts before `X.journal.example`.
+    names.sort();
+    for name in names {
+        if is_hidden(&name) {
+            continue;
+        }
+        let file_path = path.join(&name);
+        if let Some(file) = revision_file(fs, &file_path, &name, &coordinate, options)? {
+            files.push(file);
+        }
+    }
+    Ok(())
+}
+
+/// Checks one entry of an artifact directory: a revision file to read
+/// (`Some`), an ignored example (`None`) or an error.
+fn revision_file(
+    fs: &dyn FileSystem,
+    path: &Path,
+    name: &OsString,
+    coordinate: &ArtifactCoordinate,
+    options: LoadOptions,
+) -> Result<Option<RevisionFile>, JournalError> {
+    let (kind, len) = entry_kind(fs, path)?;
+    match kind {
+        EntryKind::File => {}
+        EntryKind::Symlink => {
+            return Err(unexpected(
+                path,
+                "found a symbolic link in an artifact directory, expected a regular file \
+                 `<YYYYMMDDTHHMMSSZ>.journal` (symbolic links are never followed)"
+                    .to_owned(),
+            ));
+        }
+        kind => {
+            return Err(unexpected(
+                path,
+                format!(
+                    "found {} in an artifact directory, expected a regular file `<YYYYMMDDTHHMMSSZ>.journal`",
+                    kind.describe()
+                ),
+            ));
+        }
+    }
+    let Some(text) = name.to_str() else {
+        return Err(invalid_name(
+            path,
+            "found a file name that is not valid UTF-8, expected `<YYYYMMDDTHHMMSSZ>.journal`"
+                .to_owned(),
+        ));
+    };
+    let (stem, suffix) = if let Some(stem) = text.strip_suffix(EXAMPLE_SUFFIX) {
+        if !options.include_examples {
+            return Ok(None);
+        }
+        (stem, EXAMPLE_SUFFIX)
+    } else if let Some(stem) = text.strip_suffix(RUNTIME_SUFFIX) {
+        (stem, RUNTIME_SUFFIX)
+    } else {
+        return Err(invalid_name(
+            path,
+            format!(
+                "found file name `{text}`, expected `<YYYYMMDDTHHMMSSZ>.journal` \
+                 (or a name ending in `.journal.example`)"
+            ),
+        ));
+    };
+    let version = stem.parse::<JournalVersion>().map_err(|e| {
+        invalid_name(
+            path,
+            format!(
+                "found file name `{text}`, expected `<YYYYMMDDTHHMMSSZ>{suffix}`: {}",
+                e.message()
+            ),
+        )
+    })?;
+    Ok(Some(RevisionFile {
+        path: path.to_path_buf(),
+        coordinate: coordinate.clone(),
+        version,
+        len,
+    }))
+}

@@ -1,0 +1,98 @@
+//! Reading one revision file: size limit, UTF-8, parsing, and the checks of
+//! its header against its place on disk.
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+
+use crate::MAX_FILE_LEN;
+use crate::file_system::FileSystem;
+use crate::layout::RevisionFile;
+
+fn too_large(file: &RevisionFile, len: u64) -> JournalError {
+    JournalError::new(
+        ErrorKind::TooLarge,
+        format!("found a file of {len} bytes, expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
+    )
+    .with_path(&file.path)
+}
+
+/// Reads the file's text: refuses a file over the limit before reading it
+/// (from the listed length) and while reading it (in case it grew), and a
+/// file that is not UTF-8.
+pub(crate) fn read_text(fs: &dyn FileSystem, file: &RevisionFile) -> Result<String, JournalError> {
+    if file.len > MAX_FILE_LEN {
+        return Err(too_large(file, file.len));
+    }
+    let bytes = fs
+        .read(&file.path, MAX_FILE_LEN)
+        .map_err(|e| JournalError::io(&file.path, "cannot read the revision file", e))?;
+    if bytes.len() as u64 > MAX_FILE_LEN {
+        return Err(too_large(file, bytes.len() as u64));
+    }
+    decode(bytes).map_err(|e| e.with_path(&file.path))
+}
+
+/// Decodes UTF-8, locating the first invalid byte by line and column (the
+/// column counts the characters before it on its line, plus one).
+pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
+    String::from_utf8(bytes).map_err(|error| {
+        let utf8 = error.utf8_error();
+        let offset = utf8.valid_up_to();
+        let valid = error.as_bytes().get(..offset).unwrap_or_default();
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = std::str::from_utf8(valid.get(line_start..).unwrap_or_default())
+            .map_or(1, |s| s.chars().count() + 1);
+        let byte = error.as_bytes().get(offset).copied().unwrap_or_default();
+        JournalError::new(
+            ErrorKind::InvalidUtf8,
+            format!(
+                "found byte 0x{byte:02x} at byte offset {offset}, which is not valid UTF-8; \
+                 expected a UTF-8 text"
+            ),
+        )
+        .at(line, column)
+        .with_source(utf8)
+    })
+}
+
+/// Parses the text (once) and checks `ARTIFACT` against the directory and
+/// `JOURNAL_VERSION` against the file name stem.
+pub(crate) fn parse_checked(
+    file: &RevisionFile,
+    text: &str,
+) -> Result<JournalRevision, JournalError> {
+    let revision = nenjim_journal_parser::parse(text).map_err(|e| e.with_path(&file.path))?;
+    if *revision.coordinate() != file.coordinate {
+        return Err(JournalError::new(
+            ErrorKind::CoordinateMismatch,
+            format!(
+                "found ARTIFACT {}, expected {} (the name of its directory)",
+                revision.coordinate(),
+                file.coordinate
+            ),
+        )
+        .with_path(&file.path));
+    }
+    if revision.journal_version() != file.version {
+        return Err(JournalError::new(
+            ErrorKind::VersionMismatch,
+            format!(
+                "found JOURNAL_VERSION {}, expected {} (the file name stem)",
+                revision.journal_version(),
+                file.version
+            ),
+        )
+        .with_path(&file.path));
+    }
+    Ok(revision)
+}
+
+/// Reads and parses one file.
+pub(crate) fn read_revision(
+    fs: &dyn FileSystem,
+    file: &RevisionFile,
+) -> Result<JournalRevision, JournalError> {
+    let text = read_text(fs, file)?;
+    parse_checked(file, &text)
+}

@@ -1,0 +1,233 @@
+//! The one reference `Journal` object: lifecycle, published snapshot, queries.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nenjim_journal_api::JournalService;
+use nenjim_journal_api::component::{NenjimComponent, NenjimProcess};
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::{
+    ArtifactRelease, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor,
+};
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_fs::{FileSystem, LoadOptions};
+use parking_lot::{Mutex, RwLock};
+
+use crate::COMPONENT_NAME;
+use crate::admin::Administration;
+
+/// Where the single start attempt stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StartAttempt {
+    /// `start()` was never called.
+    None,
+    /// The first `start()` is loading the root.
+    Loading,
+    /// The first `start()` failed (or was overtaken by `stop()`); nothing was published.
+    Failed,
+    /// The first `start()` published the loaded state.
+    Succeeded,
+}
+
+/// The lifecycle and the published snapshot, behind one lock that is only
+/// ever held to read or swap a few words.
+#[derive(Debug)]
+struct Lifecycle {
+    start: StartAttempt,
+    stopped: bool,
+    /// `Some` exactly when started successfully and not stopped.
+    snapshot: Option<Arc<ChainState>>,
+}
+
+/// The reference Journal: one object that is both the read-only
+/// [`JournalService`] and the [`NenjimProcess`], and that the manager
+/// administers through the crate-private [`Administration`] view.
+#[derive(Debug)]
+pub(crate) struct Journal {
+    root: PathBuf,
+    options: LoadOptions,
+    fs: Arc<dyn FileSystem>,
+    lifecycle: RwLock<Lifecycle>,
+    /// Serializes refreshes: each sees the state the previous one left.
+    refreshing: Mutex<()>,
+}
+
+fn not_started() -> JournalError {
+    JournalError::new(
+        ErrorKind::NotStarted,
+        "the Journal has not been started successfully, expected a successful start() first",
+    )
+}
+
+fn stopped() -> JournalError {
+    JournalError::new(
+        ErrorKind::Stopped,
+        "the Journal has been stopped, expected a running Journal",
+    )
+}
+
+impl Journal {
+    /// A Journal over an already normalized `root`, not started.
+    pub(crate) fn new(root: PathBuf, options: LoadOptions, fs: Arc<dyn FileSystem>) -> Journal {
+        Journal {
+            root,
+            options,
+            fs,
+            lifecycle: RwLock::new(Lifecycle {
+                start: StartAttempt::None,
+                stopped: false,
+                snapshot: None,
+            }),
+            refreshing: Mutex::new(()),
+        }
+    }
+
+    /// The current snapshot: the read lock is held only to clone the `Arc`.
+    fn snapshot(&self) -> Result<Arc<ChainState>, JournalError> {
+        let lifecycle = self.lifecycle.read();
+        if lifecycle.stopped {
+            return Err(stopped());
+        }
+        lifecycle.snapshot.clone().ok_or_else(not_started)
+    }
+
+    /// Publishes `state` with one pointer swap (unless stopped meanwhile).
+    fn publish(&self, state: ChainState) {
+        let next = Arc::new(state);
+        let previous = {
+            let mut lifecycle = self.lifecycle.write();
+            if lifecycle.stopped {
+                return;
+            }
+            lifecycle.snapshot.replace(next)
+        };
+        // The old snapshot (if last) is freed here, outside the lock.
+        drop(previous);
+    }
+}
+
+impl NenjimComponent for Journal {
+    fn component_name(&self) -> &str {
+        COMPONENT_NAME
+    }
+}
+
+impl NenjimProcess for Journal {
+    fn start(&self) -> Result<(), JournalError> {
+        {
+            let mut lifecycle = self.lifecycle.write();
+            if lifecycle.start != StartAttempt::None {
+                return Err(JournalError::new(
+                    ErrorKind::AlreadyStarted,
+                    "found a second start(), expected a single start: the first call is the only attempt",
+                ));
+            }
+            if lifecycle.stopped {
+                return Err(stopped());
+            }
+            lifecycle.start = StartAttempt::Loading;
+        }
+        // Loaded into a private state, outside any lock; queries meanwhile
+        // fail with NotStarted.
+        let loaded = nenjim_journal_fs::load_with(&*self.fs, &self.root, self.options);
+        let mut lifecycle = self.lifecycle.write();
+        match loaded {
+            Ok(_) if lifecycle.stopped => {
+                lifecycle.start = StartAttempt::Failed;
+                Err(stopped())
+            }
+            Ok(state) => {
+                lifecycle.start = StartAttempt::Succeeded;
+                lifecycle.snapshot = Some(Arc::new(state));
+                Ok(())
+            }
+            Err(error) => {
+                lifecycle.start = StartAttempt::Failed;
+                Err(error)
+            }
+        }
+    }
+
+    fn stop(&self) -> Result<(), JournalError> {
+        let previous = {
+            let mut lifecycle = self.lifecycle.write();
+            lifecycle.stopped = true;
+            lifecycle.snapshot.take()
+        };
+        drop(previous);
+        Ok(())
+    }
+}
+
+impl JournalService for Journal {
+    fn coordinates(&self) -> Result<BTreeSet<ArtifactCoordinate>, JournalError> {
+        Ok(self.snapshot()?.coordinates())
+    }
+
+    fn revisions(
+        &self,
+        artifact: &ArtifactCoordinate,
+    ) -> Result<Vec<JournalRevision>, JournalError> {
+        Ok(self.snapshot()?.revisions(artifact))
+    }
+
+    fn latest(
+        &self,
+        artifact: &ArtifactCoordinate,
+    ) -> Result<Option<JournalRevision>, JournalError> {
+        Ok(self.snapshot()?.latest(artifact))
+    }
+
+    fn revision(
+        &self,
+        artifact: &ArtifactCoordinate,
+        version: JournalVersion,
+    ) -> Result<Option<JournalRevision>, JournalError> {
+        Ok(self.snapshot()?.revision(artifact, version))
+    }
+
+    fn revision_as_of(
+        &self,
+        artifact: &ArtifactCoordinate,
+        at_or_before: JournalVersion,
+    ) -> Result<Option<JournalRevision>, JournalError> {
+        Ok(self.snapshot()?.revision_as_of(artifact, at_or_before))
+    }
+
+    fn release(
+        &self,
+        artifact: &ArtifactCoordinate,
+        revision: JournalVersion,
+        release: &ReleaseVersion,
+    ) -> Result<Option<ArtifactRelease>, JournalError> {
+        Ok(self.snapshot()?.release(artifact, revision, release))
+    }
+
+    fn replay(&self, request: &ReplayRequest) -> Result<Box<dyn RevisionCursor>, JournalError> {
+        let snapshot = self.snapshot()?;
+        if request.is_follow() {
+            return Err(JournalError::new(
+                ErrorKind::FollowUnsupported,
+                "found a replay request with follow(true), expected follow(false): \
+                 the reference Journal never watches for new revisions",
+            ));
+        }
+        Ok(snapshot.replay(request.after_sequence()))
+    }
+}
+
+impl Administration for Journal {
+    fn journal_root(&self) -> &Path {
+        &self.root
+    }
+
+    fn refresh(&self) -> Result<RefreshReport, JournalError> {
+        let _serial = self.refreshing.lock();
+        let state = self.snapshot()?;
+        nenjim_journal_fs::refresh_with(&*self.fs, &self.root, self.options, &state, &mut |next| {
+            self.publish(next)
+        })
+    }
+}
