@@ -87,7 +87,7 @@ impl ChainState {
                     return Err(JournalError::new(
                         ErrorKind::UnknownPredecessor,
                         format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version}, but no stored revision has that digest; expected the digest of the head of {artifact}{}",
+                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but no stored revision has that digest; expected the digest of the head of {artifact}{}",
                             head_hint(chain)
                         ),
                     ));
@@ -98,7 +98,7 @@ impl ChainState {
                     return Err(JournalError::new(
                         ErrorKind::CrossArtifactPredecessor,
                         format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version}, which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
+                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
                             owner.coordinate(),
                             owner.journal_version(),
                             head_hint(chain)
@@ -110,7 +110,7 @@ impl ChainState {
                     JournalError::new(
                         ErrorKind::UnknownPredecessor,
                         format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version}, but {artifact} has no stored chain; expected a stored head"
+                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but {artifact} has no stored chain; expected a stored head"
                         ),
                     )
                 })?;
@@ -119,7 +119,7 @@ impl ChainState {
                     return Err(JournalError::new(
                         ErrorKind::StalePredecessor,
                         format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version}, which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
+                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
                             owner.journal_version(),
                             located.position + 1,
                             chain.map_or(0, |c| c.len()),
