@@ -1,4 +1,40 @@
 //! The `nenjim-journal` command: check, inspect, author and verify Journal roots.
+//!
+//! # Brief overview
+//!
+//! `main` parses the arguments ([`args::Cli`]), hands the chosen subcommand
+//! to its module under [`commands`], and turns the outcome into an exit code
+//! ([`failure::Status`]): 0 when everything is valid, 1 when the journal or
+//! the content is invalid, 2 for a usage or I/O problem. Results go to
+//! stdout (text, or one JSON document with `--json`, see [`report`]);
+//! errors and progress go to stderr ([`ui::Ui`]).
+//!
+//! Every read goes through the reference Journal
+//! (`nenjim_journal_ref::JournalAssembly`) and the public API
+//! (`nenjim_journal_api`), so the command sees a root exactly as a service
+//! that calls `start()` does; `lint` and `successor` use the parser alone.
 #![forbid(unsafe_code)]
 
-fn main() {}
+mod args;
+mod commands;
+mod failure;
+mod load;
+mod report;
+mod ui;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    let ui = ui::Ui::from_environment();
+    let status = match commands::run(&cli.command, &ui) {
+        Ok(status) => status,
+        Err(error) => {
+            ui.report_failure(cli.command.name(), cli.command.json(), &error);
+            error.status()
+        }
+    };
+    ExitCode::from(status.code())
+}

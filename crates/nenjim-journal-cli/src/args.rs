@@ -1,0 +1,172 @@
+//! The command line: one [`Cli`] with one [`Command`] per subcommand.
+//!
+//! Token arguments (coordinates, timestamps, release versions) are parsed
+//! by clap with the API's own `FromStr`, so a malformed one is a usage
+//! error (exit code 2) with the value type's message.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
+
+/// Check, inspect, author and verify Nenjim Journal roots.
+///
+/// Exit codes: 0 everything is valid; 1 the journal, a file or the content
+/// is invalid (or a coordinate, revision or release is unknown); 2 a usage
+/// or I/O problem (bad arguments, missing or unreadable root, file or store).
+#[derive(Debug, Parser)]
+#[command(name = "nenjim-journal", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Load a root exactly as `start()` does and report a summary or the first error.
+    Check(CheckArgs),
+    /// Parse and validate single revision files, without chain context.
+    Lint(LintArgs),
+    /// Print the revision digest (`sha256:<hex>`) of a file's exact bytes.
+    Digest(DigestArgs),
+    /// Print a new revision that follows the given one (to author the next revision).
+    Successor(SuccessorArgs),
+    /// Show the chain of an artifact: every revision and what it changed.
+    History(HistoryArgs),
+    /// Show an artifact's worldview at one revision, or one release in it.
+    Show(ShowArgs),
+    /// Check that every release's content blob is in a store, with the right size and digest.
+    VerifyContent(VerifyContentArgs),
+}
+
+impl Command {
+    /// The subcommand's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Check(_) => "check",
+            Command::Lint(_) => "lint",
+            Command::Digest(_) => "digest",
+            Command::Successor(_) => "successor",
+            Command::History(_) => "history",
+            Command::Show(_) => "show",
+            Command::VerifyContent(_) => "verify-content",
+        }
+    }
+
+    /// Whether the output is one JSON document.
+    pub fn json(&self) -> bool {
+        match self {
+            Command::Check(a) => a.json,
+            Command::Lint(a) => a.json,
+            Command::Digest(a) => a.json,
+            Command::Successor(_) => false,
+            Command::History(a) => a.json,
+            Command::Show(a) => a.json,
+            Command::VerifyContent(a) => a.json,
+        }
+    }
+}
+
+/// How a root is read, shared by the subcommands that load one.
+#[derive(Debug, Args)]
+pub struct RootArgs {
+    /// The Journal root directory (`<root>/<coordinate>/<timestamp>.journal`).
+    pub root: PathBuf,
+    /// Also load `*.journal.example` files as if they were runtime revisions
+    /// (read-only, in memory).
+    #[arg(long)]
+    pub examples: bool,
+}
+
+/// `check <root> [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `lint <file>... [--json]`
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The revision files to check (each on its own; all are checked).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `digest <file> [--json]`
+#[derive(Debug, Args)]
+pub struct DigestArgs {
+    /// The file whose exact bytes are hashed.
+    pub file: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `successor <file> [--at <timestamp>]`
+#[derive(Debug, Args)]
+pub struct SuccessorArgs {
+    /// The revision to follow (usually the artifact's newest file).
+    pub file: PathBuf,
+    /// The new JOURNAL_VERSION (YYYYMMDDTHHMMSSZ); now, in UTC, when omitted.
+    /// Must be after the source's.
+    #[arg(long, value_name = "TIMESTAMP")]
+    pub at: Option<JournalVersion>,
+}
+
+/// `history <root> <coordinate> [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The artifact whose chain is shown.
+    pub coordinate: ArtifactCoordinate,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `show <root> <coordinate> [--at T | --as-of T] [--release V] [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The artifact to show.
+    pub coordinate: ArtifactCoordinate,
+    /// The revision with exactly this JOURNAL_VERSION (default: the latest).
+    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of")]
+    pub at: Option<JournalVersion>,
+    /// The newest revision at or before this instant (default: the latest).
+    #[arg(long, value_name = "TIMESTAMP")]
+    pub as_of: Option<JournalVersion>,
+    /// Show only this release, with its policy context in the revision.
+    #[arg(long, value_name = "VERSION")]
+    pub release: Option<ReleaseVersion>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `verify-content <root> --store <dir> [--examples] [--all-revisions] [--json]`
+#[derive(Debug, Args)]
+pub struct VerifyContentArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The content store: blobs live at `<store>/blobs/sha256/<hex>`.
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// Check the releases of every revision, not only of each latest one.
+    #[arg(long)]
+    pub all_revisions: bool,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,71 @@
+//! `check <root> [--examples] [--json]`: load the root as `start()` does and
+//! report a summary, or the first error as a diagnostic (exit code 1, or 2
+//! for a missing or unreadable root).
+
+use serde::Serialize;
+
+use crate::args::CheckArgs;
+use crate::failure::{CliError, Status};
+use crate::load::load;
+use crate::report::path_text;
+use crate::ui::{Paint, Ui};
+
+/// The `--json` document of a successful check.
+#[derive(Debug, Serialize)]
+struct CheckDocument {
+    command: &'static str,
+    ok: bool,
+    root: String,
+    examples: bool,
+    /// Artifacts with at least one revision.
+    artifacts: usize,
+    /// Revisions of all artifacts.
+    revisions: usize,
+    /// Releases of the latest revision of each artifact (all releases known).
+    releases: usize,
+    /// How long loading took, in milliseconds.
+    elapsed_ms: u64,
+}
+
+pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
+    let loaded = load(&args.root, ui)?;
+    let service = &*loaded.service;
+    let coordinates = service.coordinates()?;
+    let mut revisions = 0;
+    let mut releases = 0;
+    for coordinate in &coordinates {
+        revisions += service.revisions(coordinate)?.len();
+        if let Some(latest) = service.latest(coordinate)? {
+            releases += latest.releases().len();
+        }
+    }
+    let document = CheckDocument {
+        command: "check",
+        ok: true,
+        root: path_text(&args.root.root),
+        examples: args.root.examples,
+        artifacts: coordinates.len(),
+        revisions,
+        releases,
+        elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
+    };
+    if args.json {
+        ui.print_json(&document)?;
+    } else {
+        ui.print(&format!(
+            "{} {}{}: {} artifacts, {} revisions, {} releases (loaded in {:.3} s)\n",
+            ui.out(Paint::Good, "ok"),
+            document.root,
+            if document.examples {
+                " (with examples)"
+            } else {
+                ""
+            },
+            document.artifacts,
+            document.revisions,
+            document.releases,
+            loaded.elapsed.as_secs_f64(),
+        ))?;
+    }
+    Ok(Status::Ok)
+}

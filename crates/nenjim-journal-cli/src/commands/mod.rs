@@ -1,0 +1,146 @@
+//! One module per subcommand; each `run` prints its result and returns the
+//! [`Status`] for the exit code, or the error that stopped it.
+
+mod check;
+mod digest;
+mod history;
+mod lint;
+mod show;
+mod successor;
+mod verify_content;
+
+use std::path::Path;
+
+use nenjim_journal_api::JournalService;
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+
+use crate::args::Command;
+use crate::failure::{CliError, Status};
+use crate::report::path_text;
+use crate::ui::Ui;
+
+/// Runs `command`.
+pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
+    match command {
+        Command::Check(args) => check::run(args, ui),
+        Command::Lint(args) => lint::run(args, ui),
+        Command::Digest(args) => digest::run(args, ui),
+        Command::Successor(args) => successor::run(args, ui),
+        Command::History(args) => history::run(args, ui),
+        Command::Show(args) => show::run(args, ui),
+        Command::VerifyContent(args) => verify_content::run(args, ui),
+    }
+}
+
+/// How many names a "did you mean" list shows at most.
+const SHOWN_NAMES: usize = 20;
+
+/// Every revision of `coordinate`, refusing an artifact the root does not hold.
+fn revisions_of(
+    service: &dyn JournalService,
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+) -> Result<Vec<JournalRevision>, CliError> {
+    let revisions = service.revisions(coordinate)?;
+    if revisions.is_empty() {
+        let known = service.coordinates()?;
+        let known = if known.is_empty() {
+            "the root holds no artifact".to_owned()
+        } else {
+            let names: Vec<&str> = known
+                .iter()
+                .take(SHOWN_NAMES)
+                .map(ArtifactCoordinate::as_str)
+                .collect();
+            let more = match known.len().saturating_sub(SHOWN_NAMES) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            format!("expected one of: {}{more}", names.join(", "))
+        };
+        return Err(CliError::refused(
+            "UnknownArtifact",
+            format!(
+                "found no artifact `{coordinate}` in {}; {known}",
+                path_text(root)
+            ),
+        ));
+    }
+    Ok(revisions)
+}
+
+/// The largest revision file read (section 7: larger is `TooLarge`).
+const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a revision file as text: I/O errors are `Io` (exit code 2), a file
+/// over 64 MiB is `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8`
+/// located at the first bad byte (both exit code 1).
+fn read_text(path: &Path) -> Result<String, CliError> {
+    use nenjim_journal_api::error::{ErrorKind, JournalError};
+    use std::io::Read as _;
+
+    let file = std::fs::File::open(path).map_err(|e| CliError::io(path, "cannot open", e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TEXT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::io(path, "cannot read", e))?;
+    if bytes.len() as u64 > MAX_TEXT_BYTES {
+        return Err(JournalError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "found a file over {MAX_TEXT_BYTES} bytes, expected a revision of at most 64 MiB"
+            ),
+        )
+        .with_path(path)
+        .into());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = &bytes[..good];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        // Columns count characters; everything before `good` is valid UTF-8.
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        let found = bytes.get(good).copied().unwrap_or_default();
+        JournalError::new(
+            ErrorKind::InvalidUtf8,
+            format!("found the byte 0x{found:02x}, which is not valid UTF-8; expected UTF-8 text"),
+        )
+        .at(line, column)
+        .with_path(path)
+        .into()
+    })
+}
+
+/// The size of the buffer files are hashed through.
+const HASH_BUFFER_BYTES: usize = 64 * 1024;
+
+/// SHA-256 and byte count of everything `reader` yields, read through a
+/// fixed buffer (never the whole input in memory).
+fn hash_stream(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u8; 32])> {
+    use sha2::{Digest as _, Sha256};
+
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; HASH_BUFFER_BYTES];
+    let mut size: u64 = 0;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = buffer.get(..n).unwrap_or_default();
+        hasher.update(chunk);
+        size += chunk.len() as u64;
+    }
+    Ok((size, hasher.finalize().into()))
+}

@@ -1,0 +1,100 @@
+//! `successor <file> [--at <timestamp>]`: print a revision that follows the
+//! given one. The text is the source's, byte for byte, except two header
+//! lines: `JOURNAL_VERSION` (the new instant) and `PREDECESSOR` (the
+//! source's digest). Line endings, comments and spacing elsewhere are kept.
+//!
+//! The source must parse (it is linted first), and the new instant must be
+//! strictly after the source's; otherwise nothing is printed and the exit
+//! code is 1.
+
+use std::ops::Range;
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::valuetypes::{JournalVersion, RevisionDigest};
+
+use super::lint::parse_text;
+use super::read_text;
+use crate::args::SuccessorArgs;
+use crate::failure::{CliError, Status};
+use crate::report::path_text;
+use crate::ui::Ui;
+
+pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
+    let path = &args.file;
+    let text = read_text(path)?;
+    let source = parse_text(path, &text)?;
+    let at = args.at.unwrap_or_else(JournalVersion::now_utc);
+    if at <= source.journal_version() {
+        return Err(CliError::refused(
+            "NotAfterSource",
+            format!(
+                "{}: found --at {at}, expected a JOURNAL_VERSION after the source's {}",
+                path_text(path),
+                source.journal_version()
+            ),
+        ));
+    }
+    let digest = RevisionDigest::of_text(&text);
+    let version_line = header_line(&text, "JOURNAL_VERSION").ok_or_else(|| missing_header(path))?;
+    let predecessor_line = header_line(&text, "PREDECESSOR").ok_or_else(|| missing_header(path))?;
+    let mut edits = [
+        (version_line, format!("JOURNAL_VERSION {at}")),
+        (predecessor_line, format!("PREDECESSOR {digest}")),
+    ];
+    // Replace the later line first so the earlier range stays valid.
+    edits.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+    let mut edited = text.clone();
+    for (range, line) in edits {
+        edited.replace_range(range, &line);
+    }
+    // The edit must give a valid revision that says exactly what was asked.
+    let successor = parse_text(path, &edited)?;
+    if successor.journal_version() != at || successor.predecessor() != Some(&digest) {
+        return Err(missing_header(path));
+    }
+    ui.print(&edited)?;
+    Ok(Status::Ok)
+}
+
+/// The byte range (terminator excluded) of the first top-level line whose
+/// first token is `keyword`. In a text that parses, that is the header line:
+/// header lines start in column 1, comments start with `#`, and quoted
+/// strings cannot span lines.
+fn header_line(text: &str, keyword: &str) -> Option<Range<usize>> {
+    let mut start = 0;
+    for raw in text.split_inclusive('\n') {
+        let content = raw.strip_suffix('\n').unwrap_or(raw);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        if let Some(rest) = content.strip_prefix(keyword)
+            && (rest.is_empty() || rest.starts_with(' '))
+        {
+            return Some(start..start + content.len());
+        }
+        start += raw.len();
+    }
+    None
+}
+
+fn missing_header(path: &std::path::Path) -> CliError {
+    JournalError::new(
+        ErrorKind::Syntax,
+        "found no JOURNAL_VERSION or PREDECESSOR line to edit, expected a parsed revision's header",
+    )
+    .with_path(path)
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header_line;
+
+    #[test]
+    fn finds_header_lines_and_keeps_terminators_out() {
+        let text = "# JOURNAL_VERSION in a comment\r\nJOURNAL_VERSION 20260101T000000Z  \r\nPREDECESSOR GENESIS\nX";
+        let jv = header_line(text, "JOURNAL_VERSION").unwrap_or(0..0);
+        assert_eq!(&text[jv], "JOURNAL_VERSION 20260101T000000Z  ");
+        let p = header_line(text, "PREDECESSOR").unwrap_or(0..0);
+        assert_eq!(&text[p], "PREDECESSOR GENESIS");
+        assert_eq!(header_line(text, "INFORMATION"), None);
+    }
+}

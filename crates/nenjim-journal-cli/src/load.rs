@@ -1,0 +1,86 @@
+//! Loading a root the way a service does: a `JournalAssembly` and `start()`.
+//!
+//! When stderr is a terminal and the load takes more than a second, a
+//! helper thread prints `loading <root>…` there, and the time taken once it
+//! is done. Nothing else depends on timing.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nenjim_journal_api::JournalService;
+use nenjim_journal_ref::{JournalAssembly, LoadOptions};
+
+use crate::args::RootArgs;
+use crate::failure::CliError;
+use crate::report::path_text;
+use crate::ui::Ui;
+
+/// How long a load runs before progress is shown.
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// A started Journal over a root.
+pub struct Loaded {
+    /// The read-only queries.
+    pub service: Arc<dyn JournalService>,
+    /// How long `start()` took.
+    pub elapsed: Duration,
+    /// Keeps the assembly (and so the Journal) alive as long as the queries.
+    _assembly: JournalAssembly,
+}
+
+impl std::fmt::Debug for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loaded")
+            .field("elapsed", &self.elapsed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Loads `args.root` completely (with examples when asked), as `start()` does.
+pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
+    let options = LoadOptions::new().with_examples(args.examples);
+    let assembly = JournalAssembly::with_options(&args.root, options);
+    let process = assembly.process();
+    let started = Instant::now();
+    let result = with_progress(&args.root, ui, || process.start());
+    let elapsed = started.elapsed();
+    result?;
+    Ok(Loaded {
+        service: assembly.service(),
+        elapsed,
+        _assembly: assembly,
+    })
+}
+
+/// Runs `work`, printing progress on stderr if it is slow and stderr is a terminal.
+fn with_progress<T>(root: &Path, ui: &Ui, work: impl FnOnce() -> T) -> T {
+    if !ui.progress_enabled() {
+        return work();
+    }
+    let (done, wait) = mpsc::channel::<()>();
+    let label = path_text(root);
+    let started = Instant::now();
+    let reporter = thread::spawn(move || match wait.recv_timeout(PROGRESS_AFTER) {
+        Err(RecvTimeoutError::Timeout) => {
+            eprintln_quiet(&format!("loading {label}…"));
+            let _ = wait.recv();
+            eprintln_quiet(&format!(
+                "loaded {label} in {:.1} s",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        Ok(()) | Err(RecvTimeoutError::Disconnected) => {}
+    });
+    let value = work();
+    drop(done);
+    let _ = reporter.join();
+    value
+}
+
+fn eprintln_quiet(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}

@@ -1,0 +1,308 @@
+//! The shared pieces of the `--json` documents, built with serde derive.
+//!
+//! Every document is an object with `command` (the subcommand's name) and
+//! `ok` (whether the exit code is 0); a command that stopped on an error
+//! prints [`FailureDocument`] (`ok: false` and an [`ErrorJson`]). The shapes
+//! are documented in the crate's README; fields are only ever added.
+
+use std::path::Path;
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::{
+    ArtifactRelease, Dependency, Exclusion, JournalRevision, PolicyStatement, Preference,
+};
+use serde::Serialize;
+
+use crate::failure::CliError;
+
+/// A path as shown to people and in JSON (lossy for non-UTF-8 names).
+pub fn path_text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// An error: its kind, message and location, and the whole diagnostic line.
+#[derive(Debug, Serialize)]
+pub struct ErrorJson {
+    /// `Syntax`, `StalePredecessor`, `RootMissing` … or a CLI kind such as `UnknownArtifact`.
+    pub kind: String,
+    /// What is wrong, without the location prefix.
+    pub message: String,
+    /// The file or directory concerned, if any.
+    pub path: Option<String>,
+    /// 1-based line, for text errors.
+    pub line: Option<usize>,
+    /// 1-based column, for text errors.
+    pub column: Option<usize>,
+    /// The compiler-style line `path:line:column: message`.
+    pub diagnostic: String,
+}
+
+impl ErrorJson {
+    /// The JSON form of a Journal error.
+    pub fn of_journal(error: &JournalError) -> ErrorJson {
+        ErrorJson {
+            kind: error.kind().as_str().to_owned(),
+            message: error.message().to_owned(),
+            path: error.path().map(path_text),
+            line: error.line(),
+            column: error.column(),
+            diagnostic: error.to_string(),
+        }
+    }
+
+    /// The JSON form of any command error.
+    pub fn of(error: &CliError) -> ErrorJson {
+        match error.journal() {
+            Some(e) => ErrorJson::of_journal(e),
+            None => ErrorJson {
+                kind: error.kind_name().to_owned(),
+                message: error.to_string(),
+                path: None,
+                line: None,
+                column: None,
+                diagnostic: error.to_string(),
+            },
+        }
+    }
+}
+
+/// The document of a command that stopped on an error.
+#[derive(Debug, Serialize)]
+pub struct FailureDocument<'a> {
+    /// The subcommand.
+    pub command: &'a str,
+    /// Always false.
+    pub ok: bool,
+    /// Why it stopped.
+    pub error: ErrorJson,
+}
+
+/// A whole revision: header, releases and policy.
+#[derive(Debug, Serialize)]
+pub struct RevisionJson {
+    pub coordinate: String,
+    pub journal_version: String,
+    pub digest: String,
+    /// `null` for the genesis.
+    pub predecessor: Option<String>,
+    pub sequence: u64,
+    pub description: String,
+    pub information: Option<String>,
+    pub releases: Vec<ReleaseJson>,
+    pub policy: Vec<PolicyJson>,
+}
+
+impl RevisionJson {
+    pub fn of(revision: &JournalRevision) -> RevisionJson {
+        RevisionJson {
+            coordinate: revision.coordinate().to_string(),
+            journal_version: revision.journal_version().to_string(),
+            digest: revision.digest().to_string(),
+            predecessor: revision.predecessor().map(ToString::to_string),
+            sequence: revision.sequence(),
+            description: revision.description().as_str().to_owned(),
+            information: revision.information().map(|u| u.as_str().to_owned()),
+            releases: revision.releases().iter().map(ReleaseJson::of).collect(),
+            policy: revision.policy().iter().map(PolicyJson::of).collect(),
+        }
+    }
+}
+
+/// The identity of a revision, without its content.
+#[derive(Debug, Serialize)]
+pub struct RevisionRefJson {
+    pub coordinate: String,
+    pub journal_version: String,
+    pub digest: String,
+    pub sequence: u64,
+}
+
+impl RevisionRefJson {
+    pub fn of(revision: &JournalRevision) -> RevisionRefJson {
+        RevisionRefJson {
+            coordinate: revision.coordinate().to_string(),
+            journal_version: revision.journal_version().to_string(),
+            digest: revision.digest().to_string(),
+            sequence: revision.sequence(),
+        }
+    }
+}
+
+/// One release with everything it says and its policy context.
+#[derive(Debug, Serialize)]
+pub struct ReleaseJson {
+    pub version: String,
+    pub license: String,
+    pub content: ContentJson,
+    pub description: Option<String>,
+    pub dependencies: Vec<DependencyJson>,
+    pub exclusions: Vec<ExclusionJson>,
+    pub preferences: Vec<PreferenceJson>,
+    pub policy: ReleasePolicyJson,
+}
+
+impl ReleaseJson {
+    pub fn of(release: &ArtifactRelease) -> ReleaseJson {
+        let policy = release.policy();
+        ReleaseJson {
+            version: release.version().to_string(),
+            license: release.license().as_str().to_owned(),
+            content: ContentJson {
+                digest: release.content().digest().to_string(),
+                size: release.content().size(),
+            },
+            description: release.description().map(|d| d.as_str().to_owned()),
+            dependencies: release
+                .dependencies()
+                .iter()
+                .map(DependencyJson::of)
+                .collect(),
+            exclusions: release.exclusions().iter().map(ExclusionJson::of).collect(),
+            preferences: release
+                .preferences()
+                .iter()
+                .map(PreferenceJson::of)
+                .collect(),
+            policy: ReleasePolicyJson {
+                yanked: policy.yanked().map(|d| d.as_str().to_owned()),
+                deprecated: policy.deprecated().map(|d| d.as_str().to_owned()),
+                recommended: policy.is_recommended(),
+            },
+        }
+    }
+}
+
+/// A content pointer.
+#[derive(Debug, Serialize)]
+pub struct ContentJson {
+    /// `sha256:<hex>`.
+    pub digest: String,
+    /// Bytes.
+    pub size: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DependencyJson {
+    pub artifact: String,
+    pub requirement: String,
+    pub description: Option<String>,
+}
+
+impl DependencyJson {
+    fn of(d: &Dependency) -> DependencyJson {
+        DependencyJson {
+            artifact: d.artifact().to_string(),
+            requirement: d.requirement().to_string(),
+            description: d.description().map(|t| t.as_str().to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExclusionJson {
+    pub artifact: String,
+    /// `null`: every version is excluded.
+    pub requirement: Option<String>,
+    pub description: Option<String>,
+}
+
+impl ExclusionJson {
+    fn of(e: &Exclusion) -> ExclusionJson {
+        ExclusionJson {
+            artifact: e.artifact().to_string(),
+            requirement: e.requirement().map(ToString::to_string),
+            description: e.description().map(|t| t.as_str().to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct PreferenceJson {
+    pub artifact: String,
+    pub requirement: String,
+    pub description: Option<String>,
+}
+
+impl PreferenceJson {
+    fn of(p: &Preference) -> PreferenceJson {
+        PreferenceJson {
+            artifact: p.artifact().to_string(),
+            requirement: p.requirement().to_string(),
+            description: p.description().map(|t| t.as_str().to_owned()),
+        }
+    }
+}
+
+/// The policy context of a release in one revision.
+#[derive(Debug, Serialize)]
+pub struct ReleasePolicyJson {
+    /// The yank reason, `null` when not yanked.
+    pub yanked: Option<String>,
+    /// The deprecation reason, `null` when not deprecated.
+    pub deprecated: Option<String>,
+    pub recommended: bool,
+}
+
+/// A policy statement, tagged by `kind`.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum PolicyJson {
+    Yank {
+        requirement: String,
+        reason: String,
+    },
+    Deprecate {
+        requirement: String,
+        reason: String,
+    },
+    Recommend {
+        version: String,
+    },
+    /// A statement kind this command does not know yet, as text.
+    Other {
+        text: String,
+    },
+}
+
+impl PolicyJson {
+    pub fn of(statement: &PolicyStatement) -> PolicyJson {
+        match statement {
+            PolicyStatement::Yank {
+                requirement,
+                reason,
+            } => PolicyJson::Yank {
+                requirement: requirement.to_string(),
+                reason: reason.as_str().to_owned(),
+            },
+            PolicyStatement::Deprecate {
+                requirement,
+                reason,
+            } => PolicyJson::Deprecate {
+                requirement: requirement.to_string(),
+                reason: reason.as_str().to_owned(),
+            },
+            PolicyStatement::Recommend { version } => PolicyJson::Recommend {
+                version: version.to_string(),
+            },
+            other => PolicyJson::Other {
+                text: format!("{other:?}"),
+            },
+        }
+    }
+}
+
+/// A policy statement as the line it is written as (`YANK [1.0.0,2.0.0) "reason"`).
+pub fn policy_text(statement: &PolicyStatement) -> String {
+    match statement {
+        PolicyStatement::Yank {
+            requirement,
+            reason,
+        } => format!("YANK {requirement} {reason}"),
+        PolicyStatement::Deprecate {
+            requirement,
+            reason,
+        } => format!("DEPRECATE {requirement} {reason}"),
+        PolicyStatement::Recommend { version } => format!("RECOMMEND {version}"),
+        other => format!("{other:?}"),
+    }
+}

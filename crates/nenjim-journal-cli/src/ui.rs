@@ -1,0 +1,130 @@
+//! Where output goes: results to stdout, errors and progress to stderr.
+//!
+//! Colour is used only on a stream that is a terminal
+//! ([`std::io::IsTerminal`]) and never when `NO_COLOR` is set (to any value);
+//! JSON is never coloured. A closed stdout (`| head`) ends output quietly.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::failure::CliError;
+use crate::report::{ErrorJson, FailureDocument};
+
+/// A text style.
+#[derive(Clone, Copy, Debug)]
+pub enum Paint {
+    /// Errors and failed checks.
+    Bad,
+    /// Passed checks.
+    Good,
+    /// Warnings and removals.
+    Warn,
+    /// Headings and names.
+    Strong,
+}
+
+impl Paint {
+    fn code(self) -> &'static str {
+        match self {
+            Paint::Bad => "\x1b[1;31m",
+            Paint::Good => "\x1b[32m",
+            Paint::Warn => "\x1b[33m",
+            Paint::Strong => "\x1b[1m",
+        }
+    }
+}
+
+/// The terminal facts of this run.
+#[derive(Debug)]
+pub struct Ui {
+    colour_out: bool,
+    colour_err: bool,
+    stderr_terminal: bool,
+}
+
+impl Ui {
+    /// Reads `NO_COLOR` and whether stdout and stderr are terminals.
+    pub fn from_environment() -> Ui {
+        let allowed = std::env::var_os("NO_COLOR").is_none();
+        let stderr_terminal = io::stderr().is_terminal();
+        Ui {
+            colour_out: allowed && io::stdout().is_terminal(),
+            colour_err: allowed && stderr_terminal,
+            stderr_terminal,
+        }
+    }
+
+    /// Whether progress messages may be shown (stderr is a terminal).
+    pub fn progress_enabled(&self) -> bool {
+        self.stderr_terminal
+    }
+
+    /// `text` styled for stdout.
+    pub fn out(&self, paint: Paint, text: &str) -> String {
+        styled(self.colour_out, paint, text)
+    }
+
+    /// `text` styled for stderr.
+    pub fn err(&self, paint: Paint, text: &str) -> String {
+        styled(self.colour_err, paint, text)
+    }
+
+    /// Writes `text` to stdout as it is.
+    pub fn print(&self, text: &str) -> Result<(), CliError> {
+        self.print_bytes(text.as_bytes())
+    }
+
+    /// Writes `bytes` to stdout as they are.
+    pub fn print_bytes(&self, bytes: &[u8]) -> Result<(), CliError> {
+        let mut out = io::stdout().lock();
+        quiet_pipe(out.write_all(bytes).and_then(|()| out.flush()))
+    }
+
+    /// Writes one JSON document (pretty, then a newline) to stdout.
+    pub fn print_json<T: Serialize>(&self, document: &T) -> Result<(), CliError> {
+        let mut text = serde_json::to_string_pretty(document)
+            .map_err(|e| CliError::io(Path::new("<stdout>"), "cannot encode JSON", e.into()))?;
+        text.push('\n');
+        self.print(&text)
+    }
+
+    /// Writes one line to stderr (errors there cannot be reported anywhere).
+    pub fn eprintln(&self, line: &str) {
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "{line}");
+    }
+
+    /// Reports a command that stopped: the diagnostic on stderr and, with
+    /// `--json`, the failure document on stdout.
+    pub fn report_failure(&self, command: &str, json: bool, error: &CliError) {
+        self.eprintln(&format!("{} {error}", self.err(Paint::Bad, "error:")));
+        if json {
+            let document = FailureDocument {
+                command,
+                ok: false,
+                error: ErrorJson::of(error),
+            };
+            if let Err(e) = self.print_json(&document) {
+                self.eprintln(&format!("{} {e}", self.err(Paint::Bad, "error:")));
+            }
+        }
+    }
+}
+
+fn styled(colour: bool, paint: Paint, text: &str) -> String {
+    if colour {
+        format!("{}{text}\x1b[0m", paint.code())
+    } else {
+        text.to_owned()
+    }
+}
+
+fn quiet_pipe(result: io::Result<()>) -> Result<(), CliError> {
+    match result {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::io(Path::new("<stdout>"), "cannot write", e)),
+    }
+}
