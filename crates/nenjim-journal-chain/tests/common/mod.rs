@@ -24,7 +24,7 @@ pub enum Via {
 }
 
 /// The path used by the rule tests.
-pub const VIA: Via = Via::Builders;
+pub const VIA: Via = Via::Text;
 
 /// A DEPENDS/EXCLUDES/PREFERS line: artifact, requirement, description.
 #[derive(Clone, Debug, PartialEq, Eq)]
