@@ -251,12 +251,12 @@ fn a_chain_of_k_revisions_each_adding_one_release_stores_k_release_values() {
 }
 
 #[rstest]
-#[case::from_the_start(0, 1..=5)]
-#[case::from_the_middle(2, 3..=5)]
-#[case::from_the_last(5, 6..=5)]
-#[case::past_the_end(99, 6..=5)]
-#[case::far_past_the_end(u64::MAX, 6..=5)]
-fn replay_after_a_sequence(#[case] after: u64, #[case] sequences: std::ops::RangeInclusive<u64>) {
+#[case::from_the_start(0, &[1, 2, 3, 4, 5])]
+#[case::from_the_middle(2, &[3, 4, 5])]
+#[case::from_the_last(5, &[])]
+#[case::past_the_end(99, &[])]
+#[case::far_past_the_end(u64::MAX, &[])]
+fn replay_after_a_sequence(#[case] after: u64, #[case] sequences: &[u64]) {
     let f = fixture();
     let all = picture(&f.state);
     let got = drain(f.state.replay(after));
