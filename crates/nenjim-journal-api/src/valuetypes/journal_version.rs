@@ -138,7 +138,7 @@ impl FromStr for JournalVersion {
         let date = Date::from_calendar_date(year as i32, month_value, day as u8).map_err(|_| {
             syntax_at(
                 7,
-                format!("found day {day:02} of {year:04}-{month:02}, which is not a calendar day"),
+                format!("found day {day:02} of {year:04}-{month:02}, which is not a calendar day; expected a day of that month"),
             )
         })?;
         if hour > 23 {
