@@ -1,0 +1,145 @@
+//! Bench sizes from the environment, the results directory, and generated
+//! roots cached under the target directory (deterministic, so a cached root
+//! is the same bytes as a fresh one).
+//!
+//! | variable | default | used by |
+//! |---|---|---|
+//! | `NENJIM_BENCH_FILES` | 10000 | P3, P4, P6: files in the large root (`files/5` artifacts x 5 revisions, 2 releases each) |
+//! | `NENJIM_BENCH_CHAIN` | 10000 | P5: revisions of the long chain |
+//! | `NENJIM_BENCH_RELEASES` | 3000 | P1, P2: releases of the large revision (>= 1 MiB) |
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::corpus::{self, CorpusSpec, CorpusStats};
+
+/// Bumped whenever the generator's output changes, to invalidate caches.
+pub const GENERATOR_VERSION: u32 = 1;
+
+/// The seed of every bench corpus.
+pub const SEED: u64 = 0x6E65_6E6A_696D;
+
+/// Revisions per artifact in the large root.
+pub const REVISIONS: usize = 5;
+
+/// Releases added per revision in the large root.
+pub const RELEASES_PER_REVISION: usize = 2;
+
+/// An unsigned size from the environment, or `default`.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().replace('_', "").parse().ok())
+        .unwrap_or(default)
+}
+
+/// `NENJIM_BENCH_FILES` (default 10 000).
+pub fn files() -> usize {
+    env_usize("NENJIM_BENCH_FILES", 10_000).max(REVISIONS)
+}
+
+/// `NENJIM_BENCH_CHAIN` (default 10 000).
+pub fn chain() -> usize {
+    env_usize("NENJIM_BENCH_CHAIN", 10_000).max(1)
+}
+
+/// `NENJIM_BENCH_RELEASES` (default 3 000).
+pub fn releases() -> usize {
+    env_usize("NENJIM_BENCH_RELEASES", 3_000).max(1)
+}
+
+/// The cargo target directory (`CARGO_TARGET_DIR`, else `<workspace>/target`).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("target"),
+    }
+}
+
+/// `<target>/nenjim-bench`: cached corpora and the non-criterion results.
+pub fn bench_dir() -> PathBuf {
+    target_dir().join("nenjim-bench")
+}
+
+/// The spec of the large root with `files` files.
+pub fn large_root_spec(files: usize) -> CorpusSpec {
+    CorpusSpec {
+        artifacts: (files / REVISIONS).max(1),
+        revisions: REVISIONS,
+        releases_per_revision: RELEASES_PER_REVISION,
+        seed: SEED,
+    }
+}
+
+const COMPLETE: &str = ".complete";
+
+/// A generated root for `spec`, cached under [`bench_dir`] (the `.complete`
+/// marker is a dot entry, which loading ignores).
+pub fn cached_root(spec: &CorpusSpec) -> io::Result<PathBuf> {
+    let dir = bench_dir().join("corpora").join(format!(
+        "root-a{}-r{}-k{}-s{:x}-g{GENERATOR_VERSION}",
+        spec.artifacts, spec.revisions, spec.releases_per_revision, spec.seed
+    ));
+    if dir.join(COMPLETE).exists() {
+        return Ok(dir);
+    }
+    if dir.exists() {
+        fs::remove_dir_all(&dir)?;
+    }
+    let index = corpus::index_dir(&dir);
+    if index.exists() {
+        fs::remove_dir_all(&index)?;
+    }
+    let stats: CorpusStats = corpus::write_corpus(spec, &dir)?;
+    fs::write(dir.join(COMPLETE), format!("{stats:?}\n"))?;
+    Ok(dir)
+}
+
+/// The P5 root: artifact `short` with one revision and artifact `long` with
+/// `revisions` revisions (3 releases in the genesis, policy-only successors).
+pub fn chain_root(revisions: usize) -> io::Result<PathBuf> {
+    let dir = bench_dir()
+        .join("corpora")
+        .join(format!("chain-{revisions}-g{GENERATOR_VERSION}"));
+    if dir.join(COMPLETE).exists() {
+        return Ok(dir);
+    }
+    if dir.exists() {
+        fs::remove_dir_all(&dir)?;
+    }
+    let universe = chain_universe();
+    for (index, count) in [(0, revisions), (1, 1)] {
+        let mut g = corpus::ArtifactGen::new(&universe, index, SEED);
+        let artifact_dir = dir.join(&universe[index]);
+        fs::create_dir_all(&artifact_dir)?;
+        for r in 0..count {
+            let name = format!("{}.journal", g.next_timestamp());
+            let text = g.next_revision(if r == 0 { 3 } else { 0 });
+            fs::write(artifact_dir.join(name), text)?;
+        }
+    }
+    fs::write(dir.join(COMPLETE), "\n")?;
+    Ok(dir)
+}
+
+/// The coordinates of the P5 root: `[long, short, dependency targets...]`.
+pub fn chain_universe() -> Vec<String> {
+    let mut universe = vec![
+        "bench.long-chain".to_owned(),
+        "bench.short-chain".to_owned(),
+    ];
+    universe.extend(corpus::coordinates(SEED, 50));
+    universe
+}
+
+/// Writes a machine-readable result for `cargo xtask bench-report`.
+pub fn record(name: &str, value: &serde_json::Value) -> io::Result<()> {
+    let dir = bench_dir().join("results");
+    fs::create_dir_all(&dir)?;
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    fs::write(dir.join(format!("{name}.json")), text + "\n")
+}
