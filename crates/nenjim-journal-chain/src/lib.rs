@@ -322,3 +322,73 @@ impl ChainState {
 fn position_of(chain: &Vector<JournalRevision>, version: JournalVersion) -> Result<usize, usize> {
     chain.binary_search_by(|r| r.journal_version().cmp(&version))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use nenjim_journal_api::valuetypes::Description;
+
+    fn genesis(artifact: &str) -> JournalRevision {
+        JournalRevision::builder(
+            artifact.parse().unwrap(),
+            "20260101T000000Z".parse().unwrap(),
+            None,
+            Description::new("x").unwrap(),
+        )
+        .build(RevisionDigest::of_text(artifact))
+    }
+
+    /// A next state shares every chain outside the one B-tree leaf its new
+    /// key lands in (a chain in a shared node is the very same value, so
+    /// `ptr_eq` holds even for small inline vectors): nothing is copied per
+    /// artifact, only O(log n) nodes.
+    #[rstest::rstest]
+    #[case::at_the_end("zzz-new")]
+    #[case::in_the_middle("artifact-0500-new")]
+    #[case::existing_artifact("artifact-0500")]
+    fn a_next_state_shares_the_untouched_chains(#[case] touched: &str) {
+        let names: Vec<String> = (0..1000).map(|i| format!("artifact-{i:04}")).collect();
+        let state = ChainState::new()
+            .ingest_all(names.iter().map(|n| genesis(n)))
+            .unwrap();
+        let coordinate: ArtifactCoordinate = touched.parse().unwrap();
+        let revision = if let Some(head) = state.latest(&coordinate) {
+            JournalRevision::builder(
+                head.coordinate().clone(),
+                "20260102T000000Z".parse().unwrap(),
+                Some(*head.digest()),
+                Description::new("x").unwrap(),
+            )
+            .build(RevisionDigest::of_text("successor"))
+        } else {
+            genesis(touched)
+        };
+        let next = state.ingest_revision(revision).unwrap().into_state();
+        let copied = names
+            .iter()
+            .filter(|name| {
+                let c: ArtifactCoordinate = name.parse().unwrap();
+                let (old, new) = (state.chains.get(&c).unwrap(), next.chains.get(&c).unwrap());
+                !old.ptr_eq(new)
+            })
+            .count();
+        assert!(copied <= 32, "{copied} of 1000 chains were copied");
+        assert_eq!((state.len(), next.len()), (1000, 1001));
+        assert_eq!((state.digests.len(), next.digests.len()), (1000, 1001));
+    }
+
+    #[test]
+    fn the_digest_index_points_at_the_log_and_the_chain() {
+        let state = ChainState::new()
+            .ingest_all(["a", "b", "c"].map(genesis))
+            .unwrap();
+        for (i, revision) in state.log.iter().enumerate() {
+            let located = state.digests.get(revision.digest()).unwrap();
+            assert_eq!(located.sequence, i as u64 + 1);
+            assert_eq!(located.position, 0);
+            assert_eq!(revision.sequence(), located.sequence);
+        }
+    }
+}
