@@ -45,6 +45,8 @@
 //! search, never by scanning a chain or a release list, and
 //! [`ChainState::replay`] opens a cursor over every accepted revision after a
 //! sequence number, in sequence order, over the snapshot it was opened on.
+//! [`ChainState::revision_by_digest`] and [`ChainState::by_sequence`] are
+//! the two indexes behind them, and [`is_blank`] is the `EmptyInput` test.
 //!
 //! This crate does no I/O: the file system loader (`nenjim-journal-fs`)
 //! reads the files and adds their paths to errors; the reference Journal
