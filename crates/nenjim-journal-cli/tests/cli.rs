@@ -1,0 +1,1100 @@
+//! End-to-end tests: the built `nenjim-journal` binary on temporary roots.
+#![allow(clippy::panic)] // a test fails by panicking
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+use tempfile::TempDir;
+
+// ---------------------------------------------------------------- helpers
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn digest_of(text: &str) -> String {
+    format!("sha256:{}", hex(text.as_bytes()))
+}
+
+/// A release block: its version and the blob its CONTENT points at.
+struct Release<'a> {
+    version: &'a str,
+    blob: Vec<u8>,
+}
+
+fn release(version: &str) -> Release<'_> {
+    Release {
+        version,
+        blob: format!("blob of {version}").into_bytes(),
+    }
+}
+
+fn release_with_blob(version: &str, blob: Vec<u8>) -> Release<'_> {
+    Release { version, blob }
+}
+
+/// A revision text in the Journal format.
+fn journal(
+    coordinate: &str,
+    version: &str,
+    predecessor: Option<&str>,
+    releases: &[Release<'_>],
+    policy: &[&str],
+) -> String {
+    let mut text = format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {coordinate}\nJOURNAL_VERSION {version}\nPREDECESSOR {}\nDESCRIPTION \"the {coordinate} artifact\"\n",
+        predecessor.unwrap_or("GENESIS")
+    );
+    for r in releases {
+        text.push_str(&format!(
+            "RELEASE {}\n  LICENSE MIT\n  CONTENT sha256:{} {}\n",
+            r.version,
+            hex(&r.blob),
+            r.blob.len()
+        ));
+    }
+    for p in policy {
+        text.push_str(p);
+        text.push('\n');
+    }
+    text
+}
+
+/// Writes `<root>/<coordinate>/<version>.journal` (or `.journal.example`).
+fn put(root: &Path, coordinate: &str, version: &str, suffix: &str, text: &str) -> PathBuf {
+    let dir = root.join(coordinate);
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
+    let path = dir.join(format!("{version}{suffix}"));
+    fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    path
+}
+
+fn tempdir() -> TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
+}
+
+fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
+        .args(args.iter().map(|a| a.as_ref()))
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+            stdout(output),
+            stderr(output)
+        )
+    })
+}
+
+fn assert_code(output: &Output, expected: i32) {
+    assert_eq!(
+        code(output),
+        expected,
+        "exit code; stdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+}
+
+const T1: &str = "20260101T000000Z";
+const T2: &str = "20260201T000000Z";
+const T3: &str = "20260301T120000Z";
+
+/// A root with `serde` (3 revisions, policy changes) and `left-pad` (1 revision).
+struct Fixture {
+    dir: TempDir,
+    serde: [String; 3],
+}
+
+impl Fixture {
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("journals")
+    }
+}
+
+fn fixture() -> Fixture {
+    let dir = tempdir();
+    let root = dir.path().join("journals");
+    let s1 = journal("serde", T1, None, &[release("1.0.0")], &["RECOMMEND 1.0.0"]);
+    let s2 = journal(
+        "serde",
+        T2,
+        Some(&digest_of(&s1)),
+        &[release("1.0.0"), release("1.1.0")],
+        &["RECOMMEND 1.1.0"],
+    );
+    let s3 = journal(
+        "serde",
+        T3,
+        Some(&digest_of(&s2)),
+        &[release("1.0.0"), release("1.1.0"), release("2.0.0-rc.1")],
+        &[
+            "YANK 1.0.0 \"broken build\"",
+            "DEPRECATE [1.1.0,2.0.0) \"use 2.x\"",
+            "RECOMMEND 1.1.0",
+        ],
+    );
+    put(&root, "serde", T1, ".journal", &s1);
+    put(&root, "serde", T2, ".journal", &s2);
+    put(&root, "serde", T3, ".journal", &s3);
+    let l1 = journal("left-pad", T2, None, &[release("0.1.0")], &[]);
+    put(&root, "left-pad", T2, ".journal", &l1);
+    Fixture {
+        dir,
+        serde: [s1, s2, s3],
+    }
+}
+
+// ---------------------------------------------------------------- check
+
+#[test]
+fn check_reports_a_summary() {
+    let f = fixture();
+    let out = run(&[&"check", &f.root()]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert!(text.starts_with("ok "), "{text}");
+    assert!(
+        text.contains("2 artifacts, 4 revisions, 4 releases"),
+        "{text}"
+    );
+    assert!(text.contains("loaded in"), "{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no colour when not a terminal: {text:?}"
+    );
+}
+
+#[test]
+fn check_json_shape() {
+    let f = fixture();
+    let out = run(&[&"check", &f.root(), &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "check");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["root"], f.root().to_string_lossy().as_ref());
+    assert_eq!(v["examples"], false);
+    assert_eq!(v["artifacts"], 2);
+    assert_eq!(v["revisions"], 4);
+    assert_eq!(v["releases"], 4);
+    assert!(v["elapsed_ms"].is_u64());
+}
+
+#[test]
+fn check_diagnostic_points_at_the_file_and_line() {
+    let f = fixture();
+    // Line 7 (the first release's LICENSE) holds an unknown license.
+    let bad = journal("zlib", T1, None, &[release("1.0.0")], &[])
+        .replace("LICENSE MIT", "LICENSE NOT-A-LICENSE");
+    assert_eq!(bad.lines().nth(6), Some("  LICENSE NOT-A-LICENSE"));
+    put(&f.root(), "zlib", T1, ".journal", &bad);
+
+    let out = run(&[&"check", &f.root()]);
+    assert_code(&out, 1);
+    assert!(out.stdout.is_empty(), "results only on success");
+    let err = stderr(&out);
+    let located = format!("zlib/{T1}.journal:7:");
+    assert!(err.contains(&located), "{err}");
+
+    let out = run(&[&"check", &f.root(), &"--json"]);
+    assert_code(&out, 1);
+    let v = json(&out);
+    assert_eq!(v["command"], "check");
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["kind"], "Semantic");
+    assert_eq!(v["error"]["line"], 7);
+    assert!(v["error"]["column"].is_u64());
+    let path = v["error"]["path"].as_str().unwrap_or_default();
+    assert!(path.ends_with(&format!("zlib/{T1}.journal")), "{path}");
+    let diagnostic = v["error"]["diagnostic"].as_str().unwrap_or_default();
+    assert!(diagnostic.contains(&located), "{diagnostic}");
+    assert!(v["error"]["message"].is_string());
+}
+
+#[test]
+fn check_syntax_error_line() {
+    let f = fixture();
+    let mut bad = journal("zlib", T1, None, &[release("1.0.0")], &[]);
+    bad.push_str("RELEASE 1.0.1+build\n  LICENSE MIT\n");
+    put(&f.root(), "zlib", T1, ".journal", &bad);
+    let out = run(&[&"check", &f.root(), &"--json"]);
+    assert_code(&out, 1);
+    let v = json(&out);
+    assert_eq!(v["error"]["kind"], "Syntax");
+    assert_eq!(v["error"]["line"], 9);
+}
+
+#[test]
+fn check_chain_error_exits_1() {
+    let f = fixture();
+    let orphan = journal(
+        "left-pad",
+        T3,
+        Some(&digest_of("not a stored revision")),
+        &[release("0.1.0")],
+        &[],
+    );
+    put(&f.root(), "left-pad", T3, ".journal", &orphan);
+    let out = run(&[&"check", &f.root(), &"--json"]);
+    assert_code(&out, 1);
+    assert_eq!(json(&out)["error"]["kind"], "UnknownPredecessor");
+    assert!(stderr(&out).contains(&format!("left-pad/{T3}.journal")));
+}
+
+#[test]
+fn check_missing_root_exits_2() {
+    let dir = tempdir();
+    let missing = dir.path().join("nowhere");
+    let out = run(&[&"check", &missing]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("nowhere"), "{}", stderr(&out));
+
+    let out = run(&[&"check", &missing, &"--json"]);
+    assert_code(&out, 2);
+    let v = json(&out);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["kind"], "RootMissing");
+}
+
+#[test]
+fn check_root_that_is_a_file_exits_2() {
+    let dir = tempdir();
+    let file = dir.path().join("file");
+    fs::write(&file, "x").unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&[&"check", &file, &"--json"]);
+    assert_code(&out, 2);
+    assert_eq!(json(&out)["error"]["kind"], "RootNotDirectory");
+}
+
+#[test]
+fn check_examples_are_loaded_only_when_asked() {
+    let dir = tempdir();
+    let root = dir.path();
+    let text = journal("demo", T1, None, &[release("1.0.0")], &[]);
+    put(root, "demo", T1, ".journal.example", &text);
+
+    let out = run(&[&"check", &root, &"--json"]);
+    assert_code(&out, 0);
+    assert_eq!(json(&out)["artifacts"], 0);
+
+    let out = run(&[&"check", &root, &"--examples", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["examples"], true);
+    assert_eq!(v["artifacts"], 1);
+    assert_eq!(v["revisions"], 1);
+    assert_eq!(v["releases"], 1);
+    // Nothing on disk changed.
+    let names: Vec<String> = fs::read_dir(root.join("demo"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec![format!("{T1}.journal.example")]);
+}
+
+// ---------------------------------------------------------------- usage
+
+#[test]
+fn usage_errors_exit_2() {
+    let f = fixture();
+    for args in [
+        vec!["frobnicate".to_owned()],
+        vec![],
+        vec!["check".to_owned()],
+        vec![
+            "show".to_owned(),
+            f.root().to_string_lossy().into_owned(),
+            "Not_A_Coordinate!".to_owned(),
+        ],
+        vec![
+            "show".to_owned(),
+            f.root().to_string_lossy().into_owned(),
+            "serde".to_owned(),
+            "--at".to_owned(),
+            "2026-01-01".to_owned(),
+        ],
+        vec![
+            "show".to_owned(),
+            f.root().to_string_lossy().into_owned(),
+            "serde".to_owned(),
+            "--at".to_owned(),
+            T1.to_owned(),
+            "--as-of".to_owned(),
+            T2.to_owned(),
+        ],
+        vec![
+            "successor".to_owned(),
+            "x".to_owned(),
+            "--at".to_owned(),
+            "soon".to_owned(),
+        ],
+        vec!["successor".to_owned(), "x".to_owned(), "--json".to_owned()],
+        vec![
+            "verify-content".to_owned(),
+            f.root().to_string_lossy().into_owned(),
+        ],
+    ] {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args
+            .iter()
+            .map(|a| a as &dyn AsRef<std::ffi::OsStr>)
+            .collect();
+        let out = run(&args);
+        assert_code(&out, 2);
+        assert!(out.stdout.is_empty());
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let out = run(&[&"--help"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    for name in [
+        "check",
+        "lint",
+        "digest",
+        "successor",
+        "history",
+        "show",
+        "verify-content",
+    ] {
+        assert!(text.contains(name), "{name} missing from --help:\n{text}");
+        let out = run(&[&name, &"--help"]);
+        assert_code(&out, 0);
+        assert!(stdout(&out).contains("Usage: nenjim-journal"));
+    }
+}
+
+// ---------------------------------------------------------------- lint
+
+#[test]
+fn lint_checks_every_file_and_prints_every_error() {
+    let dir = tempdir();
+    let good = dir.path().join("good.journal");
+    fs::write(&good, journal("serde", T1, None, &[release("1.0.0")], &[]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bad = dir.path().join("bad.journal");
+    fs::write(
+        &bad,
+        journal("serde", T1, None, &[release("1.0.0")], &["RECOMMEND 9.9.9"]),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let binary = dir.path().join("binary.journal");
+    fs::write(&binary, b"FORMAT nenjim-journal/1\nARTIFACT s\xffrde\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let out = run(&[&"lint", &good, &bad, &binary]);
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("good.journal: serde 20260101T000000Z"),
+        "{text}"
+    );
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:9:", bad.display())), "{err}");
+    assert!(
+        err.contains(&format!("{}:2:11:", binary.display())),
+        "{err}"
+    );
+
+    let out = run(&[&"lint", &good, &bad, &binary, &"--json"]);
+    assert_code(&out, 1);
+    let v = json(&out);
+    assert_eq!(v["command"], "lint");
+    assert_eq!(v["ok"], false);
+    let files = v["files"].as_array().cloned().unwrap_or_default();
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["path"], good.to_string_lossy().as_ref());
+    assert_eq!(files[0]["ok"], true);
+    assert_eq!(files[0]["coordinate"], "serde");
+    assert_eq!(files[0]["journal_version"], T1);
+    assert_eq!(files[0]["releases"], 1);
+    assert!(
+        files[0]["digest"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sha256:"))
+    );
+    assert!(files[0]["error"].is_null());
+    assert_eq!(files[1]["ok"], false);
+    assert_eq!(files[1]["error"]["kind"], "Semantic");
+    assert_eq!(files[1]["error"]["line"], 9);
+    assert!(files[1]["coordinate"].is_null());
+    assert_eq!(files[2]["error"]["kind"], "InvalidUtf8");
+    assert_eq!(files[2]["error"]["line"], 2);
+}
+
+#[test]
+fn lint_valid_files_exit_0_and_missing_file_exits_2() {
+    let dir = tempdir();
+    let good = dir.path().join("good.journal");
+    fs::write(&good, journal("serde", T1, None, &[], &[])).unwrap_or_else(|e| panic!("{e}"));
+    assert_code(&run(&[&"lint", &good]), 0);
+
+    let missing = dir.path().join("missing.journal");
+    let out = run(&[&"lint", &good, &missing, &"--json"]);
+    assert_code(&out, 2);
+    let v = json(&out);
+    assert_eq!(v["files"][0]["ok"], true);
+    assert_eq!(v["files"][1]["error"]["kind"], "Io");
+}
+
+// ---------------------------------------------------------------- digest
+
+#[test]
+fn digest_hashes_the_exact_bytes() {
+    let dir = tempdir();
+    let path = dir.path().join("any.bin");
+    let bytes = b"not even a journal\r\n\xff".to_vec();
+    fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&[&"digest", &path]);
+    assert_code(&out, 0);
+    assert_eq!(stdout(&out), format!("sha256:{}\n", hex(&bytes)));
+
+    let out = run(&[&"digest", &path, &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "digest");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["path"], path.to_string_lossy().as_ref());
+    assert_eq!(v["digest"], format!("sha256:{}", hex(&bytes)));
+    assert_eq!(v["size"], bytes.len());
+
+    let out = run(&[&"digest", &dir.path().join("missing"), &"--json"]);
+    assert_code(&out, 2);
+    assert_eq!(json(&out)["error"]["kind"], "Io");
+}
+
+// ---------------------------------------------------------------- successor
+
+#[test]
+fn successor_is_accepted_as_the_new_head() {
+    let f = fixture();
+    let head = f.root().join("serde").join(format!("{T3}.journal"));
+    let next = "20260401T000000Z";
+    let out = run(&[&"successor", &head, &"--at", &next]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    let expected = f.serde[2]
+        .replace(
+            &format!("JOURNAL_VERSION {T3}"),
+            &format!("JOURNAL_VERSION {next}"),
+        )
+        .replace(
+            &format!("PREDECESSOR {}", digest_of(&f.serde[1])),
+            &format!("PREDECESSOR {}", digest_of(&f.serde[2])),
+        );
+    assert_eq!(text, expected);
+
+    // Author: add a release, then check the root accepts it as the head.
+    let authored = text.replace(
+        "YANK",
+        &format!(
+            "RELEASE 2.0.0\n  LICENSE MIT\n  CONTENT sha256:{} 3\nYANK",
+            hex(b"new")
+        ),
+    );
+    put(&f.root(), "serde", next, ".journal", &authored);
+    let out = run(&[&"check", &f.root(), &"--json"]);
+    assert_code(&out, 0);
+    assert_eq!(json(&out)["revisions"], 5);
+
+    let out = run(&[&"show", &f.root(), &"serde", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["revision"]["journal_version"], next);
+    assert_eq!(v["revision"]["predecessor"], digest_of(&f.serde[2]));
+    assert_eq!(v["revision"]["releases"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn successor_keeps_crlf_comments_and_spacing() {
+    let dir = tempdir();
+    let source = "# first revision\r\nFORMAT nenjim-journal/1\r\nARTIFACT serde\r\nJOURNAL_VERSION 20260101T000000Z\r\nPREDECESSOR GENESIS\r\nDESCRIPTION \"x\"\r\n\r\n# releases\nRELEASE 1.0.0\n  LICENSE MIT\r\n  CONTENT sha256:0000000000000000000000000000000000000000000000000000000000000000 0\r\n";
+    let path = dir.path().join(format!("{T1}.journal"));
+    fs::write(&path, source).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&[&"successor", &path, &"--at", &T2]);
+    assert_code(&out, 0);
+    let expected = source
+        .replace(
+            "JOURNAL_VERSION 20260101T000000Z\r\n",
+            &format!("JOURNAL_VERSION {T2}\r\n"),
+        )
+        .replace(
+            "PREDECESSOR GENESIS\r\n",
+            &format!("PREDECESSOR {}\r\n", digest_of(source)),
+        );
+    assert_eq!(stdout(&out), expected);
+}
+
+#[test]
+fn successor_without_at_uses_now() {
+    let f = fixture();
+    let head = f.root().join("serde").join(format!("{T3}.journal"));
+    let out = run(&[&"successor", &head]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    let version = text
+        .lines()
+        .find_map(|l| l.strip_prefix("JOURNAL_VERSION "))
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(version.len(), 16, "{version}");
+    assert!(version.as_str() > T3);
+    put(&f.root(), "serde", &version, ".journal", &text);
+    assert_code(&run(&[&"check", &f.root()]), 0);
+}
+
+#[test]
+fn successor_refuses_a_timestamp_not_after_the_source() {
+    let f = fixture();
+    let head = f.root().join("serde").join(format!("{T3}.journal"));
+    for at in [T3, T1] {
+        let out = run(&[&"successor", &head, &"--at", &at]);
+        assert_code(&out, 1);
+        assert!(out.stdout.is_empty());
+        assert!(stderr(&out).contains(T3), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn successor_requires_a_valid_source() {
+    let dir = tempdir();
+    let path = dir.path().join("bad.journal");
+    fs::write(&path, "FORMAT nenjim-journal/2\n").unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&[&"successor", &path, &"--at", &T2]);
+    assert_code(&out, 1);
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains(&format!("{}:1:", path.display())));
+
+    let out = run(&[&"successor", &dir.path().join("missing"), &"--at", &T2]);
+    assert_code(&out, 2);
+}
+
+// ---------------------------------------------------------------- history
+
+#[test]
+fn history_text() {
+    let f = fixture();
+    let out = run(&[&"history", &f.root(), &"serde"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert!(text.starts_with("serde: 3 revisions\n"), "{text}");
+    assert!(text.contains(&digest_of(&f.serde[0])), "{text}");
+    assert!(text.contains("+ RELEASE 2.0.0-rc.1"), "{text}");
+    assert!(text.contains("+ YANK 1.0.0 \"broken build\""), "{text}");
+    assert!(text.contains("- RECOMMEND 1.0.0"), "{text}");
+}
+
+#[test]
+fn history_json_shape() {
+    let f = fixture();
+    let out = run(&[&"history", &f.root(), &"serde", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "history");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["coordinate"], "serde");
+    let revs = v["revisions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(revs.len(), 3);
+
+    assert_eq!(revs[0]["journal_version"], T1);
+    assert_eq!(revs[0]["digest"], digest_of(&f.serde[0]));
+    assert!(revs[0]["predecessor"].is_null());
+    assert!(revs[0]["sequence"].as_u64().is_some_and(|s| s >= 1));
+    assert_eq!(revs[0]["releases"], 1);
+    assert_eq!(revs[0]["releases_added"], serde_json::json!(["1.0.0"]));
+    assert_eq!(
+        revs[0]["policy_added"],
+        serde_json::json!([{"kind": "recommend", "version": "1.0.0"}])
+    );
+    assert_eq!(revs[0]["policy_removed"], serde_json::json!([]));
+
+    assert_eq!(revs[1]["predecessor"], digest_of(&f.serde[0]));
+    assert_eq!(revs[1]["releases_added"], serde_json::json!(["1.1.0"]));
+    assert_eq!(
+        revs[1]["policy_added"],
+        serde_json::json!([{"kind": "recommend", "version": "1.1.0"}])
+    );
+    assert_eq!(
+        revs[1]["policy_removed"],
+        serde_json::json!([{"kind": "recommend", "version": "1.0.0"}])
+    );
+    assert!(revs[1]["sequence"].as_u64() > revs[0]["sequence"].as_u64());
+
+    assert_eq!(revs[2]["releases"], 3);
+    assert_eq!(revs[2]["releases_added"], serde_json::json!(["2.0.0-rc.1"]));
+    assert_eq!(
+        revs[2]["policy_added"],
+        serde_json::json!([
+            {"kind": "yank", "requirement": "1.0.0", "reason": "broken build"},
+            {"kind": "deprecate", "requirement": "[1.1.0,2.0.0)", "reason": "use 2.x"}
+        ])
+    );
+    assert_eq!(revs[2]["policy_removed"], serde_json::json!([]));
+}
+
+#[test]
+fn history_unknown_coordinate_exits_1() {
+    let f = fixture();
+    let out = run(&[&"history", &f.root(), &"tokio"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("tokio") && err.contains("left-pad, serde"),
+        "{err}"
+    );
+    let out = run(&[&"history", &f.root(), &"tokio", &"--json"]);
+    assert_code(&out, 1);
+    let v = json(&out);
+    assert_eq!(v["command"], "history");
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["kind"], "UnknownArtifact");
+}
+
+// ---------------------------------------------------------------- show
+
+#[test]
+fn show_latest_worldview() {
+    let f = fixture();
+    let out = run(&[&"show", &f.root(), &"serde"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert!(text.starts_with(&format!("serde {T3}")), "{text}");
+    assert!(text.contains("yanked       yes \"broken build\""), "{text}");
+    assert!(
+        text.contains("DEPRECATE [1.1.0,2.0.0) \"use 2.x\""),
+        "{text}"
+    );
+
+    let out = run(&[&"show", &f.root(), &"serde", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "show");
+    assert_eq!(v["ok"], true);
+    let r = &v["revision"];
+    assert_eq!(r["coordinate"], "serde");
+    assert_eq!(r["journal_version"], T3);
+    assert_eq!(r["digest"], digest_of(&f.serde[2]));
+    assert_eq!(r["predecessor"], digest_of(&f.serde[1]));
+    assert_eq!(r["description"], "the serde artifact");
+    assert!(r["information"].is_null());
+    assert!(r["sequence"].is_u64());
+    let releases = r["releases"].as_array().cloned().unwrap_or_default();
+    let versions: Vec<&str> = releases
+        .iter()
+        .filter_map(|x| x["version"].as_str())
+        .collect();
+    assert_eq!(versions, ["1.0.0", "1.1.0", "2.0.0-rc.1"]);
+    assert_eq!(releases[0]["license"], "MIT");
+    assert_eq!(
+        releases[0]["content"]["digest"],
+        format!("sha256:{}", hex(b"blob of 1.0.0"))
+    );
+    assert_eq!(releases[0]["content"]["size"], 13);
+    assert_eq!(releases[0]["policy"]["yanked"], "broken build");
+    assert!(releases[0]["policy"]["deprecated"].is_null());
+    assert_eq!(releases[0]["policy"]["recommended"], false);
+    assert_eq!(releases[1]["policy"]["deprecated"], "use 2.x");
+    assert_eq!(releases[1]["policy"]["recommended"], true);
+    assert_eq!(
+        r["policy"][2],
+        serde_json::json!({"kind": "recommend", "version": "1.1.0"})
+    );
+}
+
+#[test]
+fn show_at_and_as_of() {
+    let f = fixture();
+    let out = run(&[&"show", &f.root(), &"serde", &"--at", &T2, &"--json"]);
+    assert_code(&out, 0);
+    assert_eq!(json(&out)["revision"]["journal_version"], T2);
+
+    let out = run(&[
+        &"show",
+        &f.root(),
+        &"serde",
+        &"--as-of",
+        &"20260215T000000Z",
+        &"--json",
+    ]);
+    assert_code(&out, 0);
+    assert_eq!(json(&out)["revision"]["journal_version"], T2);
+
+    let out = run(&[&"show", &f.root(), &"serde", &"--at", &"20260215T000000Z"]);
+    assert_code(&out, 1);
+    assert!(stderr(&out).contains(T2), "{}", stderr(&out));
+
+    let out = run(&[
+        &"show",
+        &f.root(),
+        &"serde",
+        &"--as-of",
+        &"20251231T235959Z",
+        &"--json",
+    ]);
+    assert_code(&out, 1);
+    assert_eq!(json(&out)["error"]["kind"], "UnknownRevision");
+}
+
+#[test]
+fn show_one_release_with_policy_context() {
+    let dir = tempdir();
+    let text = "FORMAT nenjim-journal/1\nARTIFACT com.example.hub\nJOURNAL_VERSION 20260101T000000Z\nPREDECESSOR GENESIS\nDESCRIPTION \"hub\"\nINFORMATION https://example.org/hub\nRELEASE 1.0.0\n  LICENSE Apache-2.0 OR MIT\n  CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213\n  DESCRIPTION \"first\"\n  DEPENDS com.example.valuetypes [1.2.0,2.0.0)\n  DEPENDS org.slf4j 2.0.9 \"logging facade\"\n  EXCLUDES commons-logging\n  PREFERS com.example.valuetypes [1.4.0,1.5.0) \"tested\"\nRELEASE 1.1.0\n  LICENSE MIT\n  CONTENT sha256:2b1c6d0e4f3a5b7c9d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c 1\nDEPRECATE 1.0.0 \"maintenance only\"\nRECOMMEND 1.0.0\n";
+    put(dir.path(), "com.example.hub", T1, ".journal", text);
+
+    let out = run(&[
+        &"show",
+        &dir.path(),
+        &"com.example.hub",
+        &"--release",
+        &"1.0.0",
+    ]);
+    assert_code(&out, 0);
+    let shown = stdout(&out);
+    assert!(
+        shown.starts_with("com.example.hub 1.0.0 (revision 20260101T000000Z"),
+        "{shown}"
+    );
+    assert!(shown.contains("license      Apache-2.0 OR MIT"), "{shown}");
+    assert!(
+        shown.contains("depends      org.slf4j 2.0.9 \"logging facade\""),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("deprecated   yes \"maintenance only\""),
+        "{shown}"
+    );
+    assert!(shown.contains("recommended  yes"), "{shown}");
+
+    let out = run(&[
+        &"show",
+        &dir.path(),
+        &"com.example.hub",
+        &"--release",
+        &"1.0.0",
+        &"--json",
+    ]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "show");
+    assert_eq!(v["in_revision"]["coordinate"], "com.example.hub");
+    assert_eq!(v["in_revision"]["journal_version"], T1);
+    assert_eq!(v["in_revision"]["digest"], digest_of(text));
+    let r = &v["release"];
+    assert_eq!(r["version"], "1.0.0");
+    assert_eq!(r["license"], "Apache-2.0 OR MIT");
+    assert_eq!(r["content"]["size"], 48213);
+    assert_eq!(r["description"], "first");
+    assert_eq!(
+        r["dependencies"],
+        serde_json::json!([
+            {"artifact": "com.example.valuetypes", "requirement": "[1.2.0,2.0.0)", "description": null},
+            {"artifact": "org.slf4j", "requirement": "2.0.9", "description": "logging facade"}
+        ])
+    );
+    assert_eq!(
+        r["exclusions"],
+        serde_json::json!([{"artifact": "commons-logging", "requirement": null, "description": null}])
+    );
+    assert_eq!(
+        r["preferences"],
+        serde_json::json!([{"artifact": "com.example.valuetypes", "requirement": "[1.4.0,1.5.0)", "description": "tested"}])
+    );
+    assert_eq!(
+        r["policy"],
+        serde_json::json!({"yanked": null, "deprecated": "maintenance only", "recommended": true})
+    );
+
+    let out = run(&[&"show", &dir.path(), &"com.example.hub", &"--json"]);
+    assert_eq!(
+        json(&out)["revision"]["information"],
+        "https://example.org/hub"
+    );
+}
+
+#[test]
+fn show_unknown_things_exit_1() {
+    let f = fixture();
+    let out = run(&[&"show", &f.root(), &"tokio", &"--json"]);
+    assert_code(&out, 1);
+    assert_eq!(json(&out)["error"]["kind"], "UnknownArtifact");
+
+    let out = run(&[&"show", &f.root(), &"serde", &"--release", &"3.0.0"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("3.0.0") && err.contains("1.0.0, 1.1.0, 2.0.0-rc.1"),
+        "{err}"
+    );
+
+    // A release that exists later but not in the chosen revision.
+    let out = run(&[
+        &"show",
+        &f.root(),
+        &"serde",
+        &"--at",
+        &T1,
+        &"--release",
+        &"1.1.0",
+        &"--json",
+    ]);
+    assert_code(&out, 1);
+    assert_eq!(json(&out)["error"]["kind"], "UnknownRelease");
+}
+
+// ---------------------------------------------------------------- verify-content
+
+/// A root whose releases point at `blobs`, and a store holding them.
+fn content_fixture(blobs: &[(&str, Vec<u8>)]) -> (TempDir, PathBuf, PathBuf) {
+    let dir = tempdir();
+    let root = dir.path().join("journals");
+    let store = dir.path().join("store");
+    let releases: Vec<Release<'_>> = blobs
+        .iter()
+        .map(|(v, b)| release_with_blob(v, b.clone()))
+        .collect();
+    put(
+        &root,
+        "app",
+        T1,
+        ".journal",
+        &journal("app", T1, None, &releases, &[]),
+    );
+    let sha = store.join("blobs").join("sha256");
+    fs::create_dir_all(&sha).unwrap_or_else(|e| panic!("{e}"));
+    for (_, blob) in blobs {
+        fs::write(sha.join(hex(blob)), blob).unwrap_or_else(|e| panic!("{e}"));
+    }
+    (dir, root, store)
+}
+
+fn big_blob(seed: u8, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+#[test]
+fn verify_content_all_good() {
+    let (_dir, root, store) = content_fixture(&[
+        ("1.0.0", big_blob(1, 200_000)),
+        ("1.1.0", big_blob(2, 10)),
+        ("1.2.0", Vec::new()),
+    ]);
+    let out = run(&[&"verify-content", &root, &"--store", &store]);
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).contains("ok 3 blobs verified"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = run(&[
+        &"verify-content",
+        &root,
+        &"--store",
+        &store,
+        &"--all-revisions",
+        &"--json",
+    ]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["command"], "verify-content");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["all_revisions"], true);
+    assert_eq!(v["checked"], 3);
+    assert_eq!(v["failed"], 0);
+    assert!(
+        v["blobs"]
+            .as_array()
+            .is_some_and(|b| b.iter().all(|x| x["status"] == "ok"))
+    );
+}
+
+#[test]
+fn verify_content_catches_missing_truncated_and_flipped_blobs() {
+    let good = big_blob(1, 100_000);
+    let missing = big_blob(2, 5000);
+    let truncated = big_blob(3, 70_000);
+    let flipped = big_blob(4, 70_000);
+    let (_dir, root, store) = content_fixture(&[
+        ("1.0.0", good.clone()),
+        ("1.1.0", missing.clone()),
+        ("1.2.0", truncated.clone()),
+        ("1.3.0", flipped.clone()),
+    ]);
+    let sha = store.join("blobs").join("sha256");
+    fs::remove_file(sha.join(hex(&missing))).unwrap_or_else(|e| panic!("{e}"));
+    fs::write(sha.join(hex(&truncated)), &truncated[..69_999]).unwrap_or_else(|e| panic!("{e}"));
+    let mut bad = flipped.clone();
+    bad[65_537] ^= 0x01;
+    fs::write(sha.join(hex(&flipped)), &bad).unwrap_or_else(|e| panic!("{e}"));
+
+    let out = run(&[&"verify-content", &root, &"--store", &store]);
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("missing      sha256:{}", hex(&missing))),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("wrong-size   sha256:{}", hex(&truncated))),
+        "{text}"
+    );
+    assert!(text.contains("found 69999 bytes, expected 70000"), "{text}");
+    assert!(
+        text.contains(&format!("wrong-digest sha256:{}", hex(&flipped))),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("found sha256:{}", hex(&bad))),
+        "{text}"
+    );
+    assert!(text.contains("used by app 1.3.0"), "{text}");
+    assert!(text.contains("3 of 4 blobs failed"), "{text}");
+
+    let out = run(&[&"verify-content", &root, &"--store", &store, &"--json"]);
+    assert_code(&out, 1);
+    let v = json(&out);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["checked"], 4);
+    assert_eq!(v["failed"], 3);
+    let blobs = v["blobs"].as_array().cloned().unwrap_or_default();
+    let find = |blob: &[u8]| {
+        blobs
+            .iter()
+            .find(|b| b["digest"] == format!("sha256:{}", hex(blob)))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let b = find(&good);
+    assert_eq!(b["status"], "ok");
+    assert_eq!(b["size"], 100_000);
+    assert_eq!(
+        b["releases"],
+        serde_json::json!([{"coordinate": "app", "version": "1.0.0"}])
+    );
+    let b = find(&missing);
+    assert_eq!(b["status"], "missing");
+    assert!(b["actual_size"].is_null());
+    assert!(
+        b["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(&hex(&missing)))
+    );
+    let b = find(&truncated);
+    assert_eq!(b["status"], "wrong-size");
+    assert_eq!(b["size"], 70_000);
+    assert_eq!(b["actual_size"], 69_999);
+    let b = find(&flipped);
+    assert_eq!(b["status"], "wrong-digest");
+    assert_eq!(b["actual_size"], 70_000);
+    assert_eq!(b["actual_digest"], format!("sha256:{}", hex(&bad)));
+    assert!(b["message"].is_null());
+}
+
+#[test]
+fn verify_content_checks_a_shared_blob_once() {
+    let shared = big_blob(9, 1234);
+    let (_dir, root, store) =
+        content_fixture(&[("1.0.0", shared.clone()), ("1.0.1", shared.clone())]);
+    let out = run(&[&"verify-content", &root, &"--store", &store, &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["checked"], 1);
+    assert_eq!(
+        v["blobs"][0]["releases"],
+        serde_json::json!([
+            {"coordinate": "app", "version": "1.0.0"},
+            {"coordinate": "app", "version": "1.0.1"}
+        ])
+    );
+}
+
+#[test]
+fn verify_content_missing_store_exits_2() {
+    let f = fixture();
+    let out = run(&[
+        &"verify-content",
+        &f.root(),
+        &"--store",
+        &f.dir.path().join("no-store"),
+        &"--json",
+    ]);
+    assert_code(&out, 2);
+    assert_eq!(json(&out)["error"]["kind"], "Io");
+}
+
+// ---------------------------------------------------------------- shipped examples
+
+fn shipped_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nenjim/journals")
+}
+
+/// The first artifact directory holding an example, if any is shipped yet.
+fn shipped_coordinate() -> Option<String> {
+    let mut names: Vec<String> = fs::read_dir(shipped_root())
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+#[test]
+fn shipped_examples_check_and_history() {
+    let root = shipped_root();
+    let out = run(&[&"check", &root, &"--examples", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["ok"], true);
+    let Some(coordinate) = shipped_coordinate() else {
+        eprintln!("no example artifact shipped yet in {}", root.display());
+        return;
+    };
+    assert!(v["artifacts"].as_u64().is_some_and(|n| n >= 1));
+
+    let out = run(&[&"history", &root, &coordinate, &"--examples"]);
+    assert_code(&out, 0);
+    assert!(stdout(&out).starts_with(&format!("{coordinate}: ")));
+
+    let out = run(&[&"history", &root, &coordinate, &"--examples", &"--json"]);
+    assert_code(&out, 0);
+    let v = json(&out);
+    assert_eq!(v["coordinate"], coordinate.as_str());
+    let revisions = v["revisions"].as_array().cloned().unwrap_or_default();
+    assert!(!revisions.is_empty());
+    assert!(
+        revisions[0]["predecessor"].is_null(),
+        "the first is the genesis"
+    );
+}
