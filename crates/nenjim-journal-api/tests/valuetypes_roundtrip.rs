@@ -1,0 +1,129 @@
+//! Every value type: `Display` then `FromStr` gives the same value back, and
+//! `FromStr` then `Display` gives the same token back.
+
+use std::fmt::Display;
+use std::str::FromStr;
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::valuetypes::{
+    ArtifactCoordinate, ContentDigest, ContentPointer, Description, InformationUri, JournalVersion,
+    LicenseExpression, ReleaseVersion, RevisionDigest, VersionRequirement,
+};
+use proptest::prelude::*;
+
+/// `value` survives Display -> FromStr, and its text is a fixed point.
+fn round_trips<T>(value: &T) -> Result<(), TestCaseError>
+where
+    T: Display + FromStr<Err = JournalError> + PartialEq + std::fmt::Debug,
+{
+    let text = value.to_string();
+    let parsed = text.parse::<T>();
+    prop_assert!(parsed.is_ok(), "{text}: {:?}", parsed.err());
+    let parsed = parsed.map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&parsed, value);
+    prop_assert_eq!(parsed.to_string(), text);
+    Ok(())
+}
+
+fn release_version() -> impl Strategy<Value = ReleaseVersion> {
+    (
+        any::<u64>(),
+        0u64..100,
+        0u64..100,
+        "(-((0|[1-9][0-9]{0,5}|[a-zA-Z-][a-zA-Z0-9-]{0,5})(\\.(0|[1-9][0-9]{0,5}|[a-zA-Z-][a-zA-Z0-9-]{0,5})){0,2}))?",
+    )
+        .prop_filter_map("valid", |(a, b, c, pre)| format!("{a}.{b}.{c}{pre}").parse().ok())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn coordinate(s in "[a-z0-9]{1,8}([._-][a-z0-9]{1,8}){0,4}") {
+        let c: ArtifactCoordinate = s.parse().map_err(|e: JournalError| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(c.as_str(), s.as_str());
+        round_trips(&c)?;
+    }
+
+    #[test]
+    fn journal_version(y in 1u32..=9999, mo in 1u32..=12, d in 1u32..=31, h in 0u32..24, mi in 0u32..60, s in 0u32..60) {
+        let text = format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z");
+        // Days 29-31 exist only in some months: those that parse must round-trip.
+        if let Ok(v) = text.parse::<JournalVersion>() {
+            prop_assert_eq!(v.to_string(), text);
+            round_trips(&v)?;
+        } else {
+            prop_assert!(d >= 29);
+        }
+    }
+
+    #[test]
+    fn digests(bytes in any::<[u8; 32]>()) {
+        round_trips(&RevisionDigest::from_bytes(bytes))?;
+        round_trips(&ContentDigest::from_bytes(bytes))?;
+    }
+
+    #[test]
+    fn content_pointer(bytes in any::<[u8; 32]>(), size in any::<u64>()) {
+        let p = ContentPointer::new(ContentDigest::from_bytes(bytes), size);
+        round_trips(&p)?;
+        prop_assert_eq!(ContentPointer::parse_size(&size.to_string()).ok(), Some(size));
+    }
+
+    #[test]
+    fn release_version_round_trips(v in release_version()) {
+        round_trips(&v)?;
+    }
+
+    #[test]
+    fn requirement(a in release_version(), b in release_version(), form in 0u8..8) {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let text = match form {
+            0 => "*".to_owned(),
+            1 => lo.to_string(),
+            2 => format!("[{lo},{hi}]"),
+            3 => format!("[{lo},{hi})"),
+            4 => format!("({lo},{hi}]"),
+            5 => format!("({lo},{hi})"),
+            6 => format!("(,{hi}]"),
+            _ => format!("[{lo},)"),
+        };
+        match text.parse::<VersionRequirement>() {
+            Ok(r) => {
+                prop_assert_eq!(r.to_string(), text);
+                round_trips(&r)?;
+            }
+            // Only an empty interval (equal bounds, not both inclusive) is refused.
+            Err(_) => prop_assert!(lo == hi && (3..=5).contains(&form)),
+        }
+    }
+
+    #[test]
+    fn license(text in prop::sample::select(vec![
+        "MIT", "Apache-2.0", "Apache-2.0 OR MIT", "(MIT OR Apache-2.0) AND BSD-3-Clause",
+        "GPL-2.0-or-later WITH Classpath-exception-2.0", "LGPL-2.1+", "LicenseRef-x",
+        "DocumentRef-a:LicenseRef-b", "NONE", "NOASSERTION",
+    ])) {
+        let l: LicenseExpression = text.parse().map_err(|e: JournalError| TestCaseError::fail(e.to_string()))?;
+        round_trips(&l)?;
+    }
+
+    #[test]
+    fn information_uri(scheme in "[a-z][a-z0-9+.-]{0,6}", rest in "[a-zA-Z0-9._~/?#@!$&'()*+,;=:-]{0,30}") {
+        let text = format!("{scheme}:{rest}");
+        if let Ok(u) = text.parse::<InformationUri>() {
+            prop_assert_eq!(u.scheme(), scheme.as_str());
+            round_trips(&u)?;
+        }
+    }
+
+    #[test]
+    fn description(text in "(?s).{1,64}") {
+        if let Ok(d) = Description::new(&text) {
+            prop_assert_eq!(d.as_str(), text.as_str());
+            round_trips(&d)?;
+        } else {
+            prop_assert!(text.chars().all(char::is_whitespace));
+        }
+    }
+}
