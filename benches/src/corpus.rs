@@ -929,6 +929,7 @@ pub fn write_corpus(spec: &CorpusSpec, out: &Path) -> io::Result<CorpusStats> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 mod tests {
     use super::*;
     use nenjim_journal_api::valuetypes::{

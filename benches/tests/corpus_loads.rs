@@ -1,5 +1,6 @@
 //! A small synthetic corpus loads clean through the real loader, and its
 //! latest revisions agree with the JSON index written beside it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 use std::path::Path;
 
