@@ -1,6 +1,8 @@
 //! Every value type: `Display` then `FromStr` gives the same value back, and
 //! `FromStr` then `Display` gives the same token back.
 
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 use std::fmt::Display;
 use std::str::FromStr;
 

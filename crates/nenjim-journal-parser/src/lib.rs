@@ -28,6 +28,23 @@
 //!
 //! Chains (section 6) and files (section 7) are not this crate's business.
 //!
+//! # Where the specification is silent
+//!
+//! - A lone CR is a syntax error everywhere, comment lines included.
+//! - Within one line, a lone CR or control character is reported first (at
+//!   its column), then token errors from left to right, then the semantic
+//!   rule the whole statement breaks (at the token it concerns: the
+//!   artifact of a `DEPENDS`, the requirement of a `YANK`…).
+//! - Release order is checked at the `RELEASE` line, before the block's
+//!   properties; a missing `LICENSE` or `CONTENT` is reported where the block
+//!   ends (the next top-level line, or the end of the text).
+//! - The end of the text is located just after its last character (the line
+//!   after the last terminator, column 1, when the text ends with one).
+//!   `EmptyInput` has no location.
+//! - Tokens may be separated by any number of spaces, everywhere; the
+//!   license is the rest of the line as written (trailing spaces trimmed).
+//! - `PREFERS` may name the release's own artifact, or one it depends on.
+//!
 //! ```
 //! use nenjim_journal_api::error::ErrorKind;
 //!

@@ -5,6 +5,8 @@
 //! The texts are built from a five-line header (`t!`), so line 6 is the
 //! first line after it; `rel!` is a three-line release block.
 
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 use nenjim_journal_api::error::ErrorKind;
 use rstest::rstest;
 

@@ -4,6 +4,8 @@
 //! genesis, each successor names the SHA-256 of its predecessor file's exact
 //! bytes, versions strictly increase, and no release is ever rewritten.
 
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::valuetypes::RevisionDigest;

@@ -1,6 +1,8 @@
 //! Properties: canonical rendering round-trips, and parsing never panics
 //! and always locates its errors inside the text.
 
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 use nenjim_journal_api::model::{
     ArtifactRelease, Dependency, Exclusion, JournalRevision, PolicyStatement, Preference,
 };

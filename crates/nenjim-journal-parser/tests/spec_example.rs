@@ -1,5 +1,7 @@
 //! The complete example of `journal-format.md` section 8 parses, and says what it says.
 
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
 use nenjim_journal_api::valuetypes::ReleaseVersion;
 
 const EXAMPLE: &str = include_str!("data/spec_example.journal");
