@@ -26,18 +26,49 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Load a root exactly as `start()` does and report a summary or the first error.
+    ///
+    /// On success prints the number of artifacts, revisions and releases (of
+    /// the latest revisions) and the load time. On failure prints the
+    /// diagnostic `path:line:column: message` on stderr and exits 1 (2 when
+    /// the root is missing, not a directory or unreadable, or on I/O errors).
     Check(CheckArgs),
     /// Parse and validate single revision files, without chain context.
+    ///
+    /// Every file is checked; each error is printed as `path:line:column:
+    /// message`. Exit code 1 if any file is invalid (including non-UTF-8),
+    /// 2 if any file cannot be read.
     Lint(LintArgs),
     /// Print the revision digest (`sha256:<hex>`) of a file's exact bytes.
+    ///
+    /// This is the value a successor names on its PREDECESSOR line.
     Digest(DigestArgs),
     /// Print a new revision that follows the given one (to author the next revision).
+    ///
+    /// The output is the source text with exactly two header lines changed:
+    /// JOURNAL_VERSION (--at, or now) and PREDECESSOR (the source's digest).
+    /// Save it as `<root>/<coordinate>/<new timestamp>.journal`, add releases
+    /// or change policy, then run `check`. Exit code 1 if the source does not
+    /// parse or the timestamp is not after the source's.
     Successor(SuccessorArgs),
     /// Show the chain of an artifact: every revision and what it changed.
+    ///
+    /// For each revision, oldest first: Journal version, digest, sequence,
+    /// release count, and the releases and policy statements added (+) or
+    /// removed (-) against its predecessor. Exit code 1 for an unknown artifact.
     History(HistoryArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
+    ///
+    /// The latest revision by default, `--at` an exact revision, `--as-of` the
+    /// newest at or before an instant. `--release` shows one release with its
+    /// policy context in that revision. Exit code 1 for an unknown artifact,
+    /// revision or release.
     Show(ShowArgs),
     /// Check that every release's content blob is in a store, with the right size and digest.
+    ///
+    /// Blobs are looked up at `<store>/blobs/sha256/<hex>`; each distinct blob
+    /// is streamed and hashed once. Every missing, wrong-size and wrong-digest
+    /// blob is reported. Exit code 1 if any failed, 2 if the store or a blob
+    /// cannot be read.
     VerifyContent(VerifyContentArgs),
 }
 

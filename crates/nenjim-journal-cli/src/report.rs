@@ -306,3 +306,12 @@ pub fn policy_text(statement: &PolicyStatement) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// `n` and the noun, in the singular for one (`1 release`, `2 releases`).
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

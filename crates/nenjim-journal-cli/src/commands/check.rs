@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::args::CheckArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::path_text;
+use crate::report::{counted, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document of a successful check.
@@ -53,7 +53,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         ui.print_json(&document)?;
     } else {
         ui.print(&format!(
-            "{} {}{}: {} artifacts, {} revisions, {} releases (loaded in {:.3} s)\n",
+            "{} {}{}: {}, {}, {} (loaded in {:.3} s)\n",
             ui.out(Paint::Good, "ok"),
             document.root,
             if document.examples {
@@ -61,9 +61,9 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
             } else {
                 ""
             },
-            document.artifacts,
-            document.revisions,
-            document.releases,
+            counted(document.artifacts, "artifact"),
+            counted(document.revisions, "revision"),
+            counted(document.releases, "release"),
             loaded.elapsed.as_secs_f64(),
         ))?;
     }

@@ -11,7 +11,7 @@ use super::revisions_of;
 use crate::args::HistoryArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{PolicyJson, path_text, policy_text};
+use crate::report::{PolicyJson, counted, path_text, policy_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -73,18 +73,18 @@ pub fn run(args: &HistoryArgs, ui: &Ui) -> Result<Status, CliError> {
     let mut previous: Option<&JournalRevision> = None;
     let mut entries = Vec::with_capacity(revisions.len());
     let mut text = format!(
-        "{}: {} revisions\n",
+        "{}: {}\n",
         ui.out(Paint::Strong, args.coordinate.as_str()),
-        revisions.len()
+        counted(revisions.len(), "revision")
     );
     for revision in &revisions {
         let change = change(previous, revision);
         text.push_str(&format!(
-            "{}  {}  seq {}  {} releases{}\n",
+            "{}  {}  seq {}  {}{}\n",
             ui.out(Paint::Strong, &revision.journal_version().to_string()),
             revision.digest(),
             revision.sequence(),
-            revision.releases().len(),
+            counted(revision.releases().len(), "release"),
             if revision.is_genesis() {
                 "  (genesis)"
             } else {

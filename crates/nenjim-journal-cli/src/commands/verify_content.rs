@@ -23,7 +23,7 @@ use super::hash_stream;
 use crate::args::VerifyContentArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::path_text;
+use crate::report::{counted, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -186,16 +186,16 @@ pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
         if failed == 0 {
             let _ = writeln!(
                 text,
-                "{} {} blobs verified in {}",
+                "{} {} verified in {}",
                 ui.out(Paint::Good, "ok"),
-                pointers.len(),
+                counted(pointers.len(), "blob"),
                 path_text(store)
             );
         } else {
             let _ = writeln!(
                 text,
-                "{failed} of {} blobs failed in {}",
-                pointers.len(),
+                "{failed} of {} failed in {}",
+                counted(pointers.len(), "blob"),
                 path_text(store)
             );
         }
