@@ -1,0 +1,99 @@
+//! Journal texts and temporary roots for the loader's tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::valuetypes::{ContentDigest, RevisionDigest};
+use tempfile::TempDir;
+
+/// The `k`-th timestamp of a test: 2026-01-01 plus `k` seconds (k < 86 400).
+pub fn ts(k: u32) -> String {
+    format!("20260101T{:02}{:02}{:02}Z", k / 3600, (k / 60) % 60, k % 60)
+}
+
+/// A revision text with MIT releases whose content digests are derived from
+/// the coordinate and version, so that a release keeps its values in successors.
+pub fn revision(
+    coordinate: &str,
+    version: &str,
+    predecessor: Option<&str>,
+    releases: &[&str],
+    policy: &[&str],
+) -> String {
+    let mut text = String::new();
+    writeln!(text, "FORMAT nenjim-journal/1").unwrap();
+    writeln!(text, "ARTIFACT {coordinate}").unwrap();
+    writeln!(text, "JOURNAL_VERSION {version}").unwrap();
+    match predecessor {
+        None => writeln!(text, "PREDECESSOR GENESIS").unwrap(),
+        Some(previous) => {
+            writeln!(text, "PREDECESSOR {}", RevisionDigest::of_text(previous)).unwrap();
+        }
+    }
+    writeln!(text, "DESCRIPTION \"test artifact {coordinate}\"").unwrap();
+    for release in releases {
+        let content = ContentDigest::of_bytes(format!("{coordinate}@{release}").as_bytes());
+        writeln!(text, "RELEASE {release}").unwrap();
+        writeln!(text, "  LICENSE MIT").unwrap();
+        writeln!(text, "  CONTENT {content} 1").unwrap();
+    }
+    for statement in policy {
+        writeln!(text, "{statement}").unwrap();
+    }
+    text
+}
+
+/// A genesis revision.
+pub fn genesis(coordinate: &str, version: &str, releases: &[&str]) -> String {
+    revision(coordinate, version, None, releases, &[])
+}
+
+/// A successor of `previous`.
+pub fn successor(previous: &str, coordinate: &str, version: &str, releases: &[&str]) -> String {
+    revision(coordinate, version, Some(previous), releases, &[])
+}
+
+/// A temporary Journal root.
+pub struct Root {
+    dir: TempDir,
+}
+
+impl Root {
+    pub fn new() -> Root {
+        Root {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `<root>/<relative>`.
+    pub fn join(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Creates `<root>/<relative>/` (and its parents).
+    pub fn mkdir(&self, relative: &str) -> PathBuf {
+        let path = self.join(relative);
+        std::fs::create_dir_all(&path).unwrap();
+        path
+    }
+
+    /// Writes `<root>/<relative>` (creating its directory).
+    pub fn write(&self, relative: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// Writes the revision `text` at `<root>/<coordinate>/<version>.journal`.
+    pub fn put(&self, coordinate: &str, version: &str, text: &str) -> PathBuf {
+        self.write(&format!("{coordinate}/{version}.journal"), text)
+    }
+}
