@@ -110,3 +110,36 @@ impl From<JournalError> for CliError {
         CliError::Journal(error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_access_and_io_are_trouble_everything_else_is_invalid() {
+        for kind in [
+            ErrorKind::RootMissing,
+            ErrorKind::RootNotDirectory,
+            ErrorKind::RootUnreadable,
+            ErrorKind::Io,
+        ] {
+            let e = CliError::from(JournalError::new(kind, "x"));
+            assert_eq!(e.status().code(), 2, "{kind}");
+        }
+        for kind in [
+            ErrorKind::Syntax,
+            ErrorKind::Semantic,
+            ErrorKind::EmptyInput,
+            ErrorKind::InvalidUtf8,
+            ErrorKind::TooLarge,
+            ErrorKind::UnexpectedEntry,
+            ErrorKind::StalePredecessor,
+            ErrorKind::ReleaseRewritten,
+        ] {
+            let e = CliError::from(JournalError::new(kind, "x"));
+            assert_eq!(e.status().code(), 1, "{kind}");
+        }
+        assert_eq!(CliError::refused("UnknownRelease", "x").status().code(), 1);
+        assert!(Status::Trouble > Status::Invalid && Status::Invalid > Status::Ok);
+    }
+}

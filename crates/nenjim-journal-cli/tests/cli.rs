@@ -1077,10 +1077,8 @@ fn shipped_examples_check_and_history() {
     assert_code(&out, 0);
     let v = json(&out);
     assert_eq!(v["ok"], true);
-    let Some(coordinate) = shipped_coordinate() else {
-        eprintln!("no example artifact shipped yet in {}", root.display());
-        return;
-    };
+    let coordinate =
+        shipped_coordinate().unwrap_or_else(|| panic!("no example artifact in {}", root.display()));
     assert!(v["artifacts"].as_u64().is_some_and(|n| n >= 1));
 
     let out = run(&[&"history", &root, &coordinate, &"--examples"]);

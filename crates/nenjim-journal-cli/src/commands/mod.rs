@@ -144,3 +144,27 @@ fn hash_stream(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u8; 32]
     }
     Ok((size, hasher.finalize().into()))
 }
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest as _, Sha256};
+
+    use super::{HASH_BUFFER_BYTES, hash_stream};
+
+    #[test]
+    fn streaming_hash_equals_one_shot_hash_across_buffer_boundaries() {
+        for len in [
+            0,
+            1,
+            HASH_BUFFER_BYTES - 1,
+            HASH_BUFFER_BYTES,
+            HASH_BUFFER_BYTES + 1,
+            3 * HASH_BUFFER_BYTES + 7,
+        ] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let streamed = hash_stream(data.as_slice()).ok();
+            let expected: [u8; 32] = Sha256::digest(&data).into();
+            assert_eq!(streamed, Some((len as u64, expected)), "length {len}");
+        }
+    }
+}
