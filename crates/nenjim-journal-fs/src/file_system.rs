@@ -104,6 +104,12 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
 }
 
 /// The operating system's file system, through `std::fs`.
+///
+/// [`read`](FileSystem::read) opens the file and checks the opened handle is
+/// still a regular file, so a file replaced by a directory (or anything
+/// else) after it was listed is refused with an `io::Error`. Known limit:
+/// `std` cannot open without following a symbolic link, so a file replaced
+/// by a link *to a regular file* in that window is read through the link.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealFileSystem;
 

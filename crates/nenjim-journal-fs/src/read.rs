@@ -96,3 +96,29 @@ pub(crate) fn read_revision(
     let text = read_text(fs, file)?;
     parse_checked(file, &text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_utf8_is_kept() {
+        assert_eq!(
+            decode(b"caf\xc3\xa9\n".to_vec()).ok().as_deref(),
+            Some("caf\u{e9}\n")
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_located_by_line_and_character_column() {
+        let Err(error) = decode(b"FORMAT x\n\xc3\xa9t\xe9\n".to_vec()) else {
+            unreachable!("not UTF-8");
+        };
+        assert_eq!(error.kind(), ErrorKind::InvalidUtf8);
+        assert_eq!((error.line(), error.column()), (Some(2), Some(3)));
+        assert!(
+            error.message().contains("0xe9 at byte offset 12"),
+            "{error}"
+        );
+    }
+}
