@@ -4,7 +4,7 @@
 //! value. `FromStr` parses exactly the token syntax of `journal-format.md`
 //! section 2 and `Display` writes it back, so `s.parse::<T>()?.to_string() ==
 //! s` for every valid token `s` (for [`Description`], `s` is the quoted form).
-//! Parse errors are [`JournalError`](crate::error::JournalError)s of kind
+//! Parse errors are [`JournalError`]s of kind
 //! `Syntax` or `Semantic`, located at line 1 and the 1-based column inside
 //! the token, ready to be [`relocated`](crate::error::JournalError::relocated)
 //! into a text.
