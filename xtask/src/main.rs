@@ -5,7 +5,10 @@
 
 #![forbid(unsafe_code)]
 
+mod corpus;
 mod examples;
+mod import;
+mod report;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -18,6 +21,17 @@ tasks:
                             the tests, the example chains, and doc with warnings denied
   examples [--fix-digests]  verify the example chains under data/nenjim/journals;
                             --fix-digests rewrites PREDECESSOR lines in chain order
+  corpus --artifacts N --revisions R --releases-per-revision K --out DIR
+         [--seed S] [--check]
+                            a deterministic synthetic root at DIR and the latest
+                            worldviews as crates.io-index JSON lines at DIR-index;
+                            --check loads DIR afterwards
+  import-crates-index DIR --out ROOT [--no-check]
+                            a crates.io index (JSON lines, or cargo's .cache files)
+                            as a Journal root; skips are reported (ROOT/.import-report)
+                            and ROOT is loaded afterwards unless --no-check
+  bench-report [--no-run]   run `cargo bench -p nenjim-journal-benches` (unless --no-run)
+                            and write benches/RESULTS.md (ratios, targets, machine)
 ";
 
 fn main() -> ExitCode {
@@ -29,6 +43,9 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci(),
         Some("examples") => examples::run(&workspace_root(), &args[1..]),
+        Some("corpus") => corpus::run(&args[1..]),
+        Some("import-crates-index") => import::run(&args[1..]),
+        Some("bench-report") => report::run(&workspace_root(), &args[1..], |a| cargo(a, &[])),
         Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),
     };
     match result {

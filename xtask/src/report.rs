@@ -1,0 +1,354 @@
+//! `cargo xtask bench-report [--no-run]`: runs `cargo bench -p
+//! nenjim-journal-benches` (unless `--no-run`), reads criterion's
+//! `<target>/criterion/**/new/estimates.json` and the benches' own
+//! `<target>/nenjim-bench/results/*.json`, and writes `benches/RESULTS.md`:
+//! each ratio, its target, pass/fail, the sizes, the machine and the date.
+//! `benches/report-notes.md` (hand-written findings) is appended verbatim.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub const USAGE: &str = "usage: cargo xtask bench-report [--no-run]";
+
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+}
+
+/// Criterion's mean estimate in nanoseconds for `id` (`group/function[/param]`).
+fn estimate(target: &Path, id: &str) -> Option<f64> {
+    let path = target
+        .join("criterion")
+        .join(id)
+        .join("new")
+        .join("estimates.json");
+    let text = fs::read_to_string(path).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+fn result(target: &Path, name: &str) -> Option<Value> {
+    let path = target
+        .join("nenjim-bench")
+        .join("results")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
+}
+
+fn time(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.3} µs", ns / 1e3)
+    } else {
+        format!("{ns:.1} ns")
+    }
+}
+
+/// How a ratio is judged.
+#[derive(Clone, Copy)]
+enum Target {
+    AtMost(f64),
+    Within(f64, f64),
+    None,
+}
+
+struct Row {
+    bench: String,
+    what: String,
+    ratio: Option<f64>,
+    target: Target,
+    detail: String,
+}
+
+impl Row {
+    fn verdict(&self) -> String {
+        let Some(r) = self.ratio else {
+            return "not measured".to_owned();
+        };
+        match self.target {
+            Target::AtMost(t) if r <= t => "pass".to_owned(),
+            Target::AtMost(t) => format!("**fail** ({:.2}x over)", r / t),
+            Target::Within(lo, hi) if (lo..=hi).contains(&r) => "pass".to_owned(),
+            Target::Within(..) => "**fail**".to_owned(),
+            Target::None => "report only".to_owned(),
+        }
+    }
+    fn target_text(&self) -> String {
+        match self.target {
+            Target::AtMost(t) => format!("<= {t}x"),
+            Target::Within(lo, hi) => format!("{lo:.2}x ..= {hi:.2}x"),
+            Target::None => "-".to_owned(),
+        }
+    }
+}
+
+fn ratio_row(target: &Path, bench: &str, what: &str, ours: &str, floor: &str, goal: Target) -> Row {
+    let (a, b) = (estimate(target, ours), estimate(target, floor));
+    let ratio = match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    };
+    let detail = format!(
+        "`{ours}` {} / `{floor}` {}",
+        a.map_or("-".to_owned(), time),
+        b.map_or("-".to_owned(), time)
+    );
+    Row {
+        bench: bench.to_owned(),
+        what: what.to_owned(),
+        ratio,
+        target: goal,
+        detail,
+    }
+}
+
+fn cpu_model() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let t = nenjim_journal_benches::corpus::timestamp(secs);
+    format!(
+        "{}-{}-{} {}:{} UTC",
+        &t[0..4],
+        &t[4..6],
+        &t[6..8],
+        &t[9..11],
+        &t[11..13]
+    )
+}
+
+pub fn run(
+    root: &Path,
+    args: &[String],
+    cargo: impl Fn(&[&str]) -> Result<(), String>,
+) -> Result<(), String> {
+    let run_benches = match args {
+        [] => true,
+        [flag] if flag == "--no-run" => false,
+        _ => return Err(USAGE.to_owned()),
+    };
+    if run_benches {
+        cargo(&["bench", "-j2", "-p", "nenjim-journal-benches"])?;
+    }
+    let target = target_dir(root);
+    let t = target.as_path();
+    let mut rows = Vec::new();
+    let mut sizes = Vec::new();
+
+    if let Some(p1) = result(t, "p1_ingest") {
+        sizes.push(format!(
+            "P1: one revision of {} releases, {} bytes",
+            p1["releases"], p1["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "ChainState::ingest (parse + validate + SHA-256) vs SHA-256 alone",
+        "p1_ingest/ingest",
+        "p1_ingest/sha256_floor",
+        Target::AtMost(2.5),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "parse alone vs SHA-256 alone",
+        "p1_ingest/parse",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+
+    if let Some(p2) = result(t, "p2_peer") {
+        sizes.push(format!(
+            "P2: the same worldview, {} bytes of Journal text vs {} bytes of JSON lines ({} releases)",
+            p2["journal_bytes"], p2["json_bytes"], p2["releases"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P2 peer",
+        "parser::parse vs serde_json into typed index structs",
+        "p2_peer/journal_parse",
+        "p2_peer/serde_json_index",
+        Target::AtMost(1.0),
+    ));
+
+    let p3 = result(t, "p3_start");
+    let p3_files: Vec<u64> = p3
+        .as_ref()
+        .and_then(|v| v["sizes"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s["files"].as_u64())
+        .collect();
+    if let Some(p3) = &p3 {
+        for s in p3["sizes"].as_array().cloned().unwrap_or_default() {
+            sizes.push(format!(
+                "P3: {} files, {} artifacts, {} bytes; floor on {} threads",
+                s["files"], s["artifacts"], s["bytes"], p3["cores"]
+            ));
+        }
+    }
+    for n in &p3_files {
+        rows.push(ratio_row(
+            t,
+            "P3 start",
+            &format!("start() vs read+hash floor, {n} files"),
+            &format!("p3_start/start/{n}"),
+            &format!("p3_start/floor/{n}"),
+            Target::None,
+        ));
+    }
+    if let [small, large] = p3_files[..] {
+        let factor = large as f64 / small.max(1) as f64;
+        let mut row = ratio_row(
+            t,
+            "P3 start",
+            &format!("growth: start() at {large} files vs at {small} files (ideal {factor:.1}x)"),
+            &format!("p3_start/start/{large}"),
+            &format!("p3_start/start/{small}"),
+            Target::Within(factor / 1.2, factor * 1.2),
+        );
+        if large < 100_000 {
+            row.detail
+                .push_str(" (not the issue's 10k vs 100k: NENJIM_BENCH_FILES was smaller)");
+        }
+        rows.push(row);
+    }
+
+    let p4 = result(t, "p4_memory");
+    if let Some(p4) = &p4 {
+        sizes.push(format!(
+            "P4: {} files, {} bytes of journals",
+            p4["files"], p4["journal_bytes"]
+        ));
+    }
+    let p4_row = |key: &str, what: &str, goal: Target| Row {
+        bench: "P4 memory".to_owned(),
+        what: what.to_owned(),
+        ratio: p4.as_ref().and_then(|v| v[key].as_f64()),
+        target: goal,
+        detail: p4.as_ref().map_or_else(String::new, |v| {
+            format!(
+                "VmHWM {} B, VmRSS before start {} B, after {} B, journals {} B",
+                v["vm_hwm_after"], v["vm_rss_before"], v["vm_rss_after"], v["journal_bytes"]
+            )
+        }),
+    };
+    rows.push(p4_row(
+        "ratio_peak",
+        "peak RSS (VmHWM) after start() vs journal bytes",
+        Target::AtMost(0.5),
+    ));
+    rows.push(p4_row(
+        "ratio_peak_minus_baseline",
+        "peak RSS minus the RSS before start() vs journal bytes",
+        Target::None,
+    ));
+    rows.push(p4_row(
+        "ratio_retained",
+        "RSS after start() (retained) vs journal bytes",
+        Target::None,
+    ));
+
+    if let Some(p5) = result(t, "p5_queries") {
+        sizes.push(format!(
+            "P5: chains of {} and {} revisions in one started Journal",
+            p5["short"], p5["long"]
+        ));
+        let (short, long) = (
+            p5["short"].as_u64().unwrap_or(1),
+            p5["long"].as_u64().unwrap_or(1),
+        );
+        for q in ["latest", "revision_as_of", "release"] {
+            rows.push(ratio_row(
+                t,
+                "P5 queries",
+                &format!("{q} on {long} revisions vs on {short}"),
+                &format!("p5_queries/{q}/{long}"),
+                &format!("p5_queries/{q}/{short}"),
+                Target::Within(0.5, 2.0),
+            ));
+        }
+    }
+
+    if let Some(p6) = result(t, "p6_refresh") {
+        sizes.push(format!(
+            "P6: {} unchanged files, {} bytes; floor on {} threads",
+            p6["files"], p6["bytes"], p6["cores"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P6 refresh",
+        "refresh() of an unchanged root vs read+hash floor",
+        "p6_refresh/refresh",
+        "p6_refresh/floor",
+        Target::AtMost(1.2),
+    ));
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# Bench results\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo xtask bench-report` on {} on {} ({} cores).",
+        now_utc(),
+        cpu_model(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let _ = writeln!(
+        md,
+        "Each ratio divides our time (or memory) by a floor measured in the same run;\n\
+         times are criterion mean estimates.\n"
+    );
+    let _ = writeln!(md, "## Ratios\n");
+    let _ = writeln!(md, "| bench | measure | ratio | target | verdict | times |");
+    let _ = writeln!(md, "|---|---|---|---|---|---|");
+    for r in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} |",
+            r.bench,
+            r.what,
+            r.ratio.map_or("-".to_owned(), |x| format!("{x:.2}x")),
+            r.target_text(),
+            r.verdict(),
+            r.detail
+        );
+    }
+    let _ = writeln!(md, "\n## Sizes used\n");
+    for s in &sizes {
+        let _ = writeln!(md, "- {s}");
+    }
+    let _ = writeln!(
+        md,
+        "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES` \
+         (see `benches/src/setup.rs`)."
+    );
+    let notes = root.join("benches/report-notes.md");
+    if let Ok(text) = fs::read_to_string(&notes) {
+        md.push('\n');
+        md.push_str(&text);
+    }
+    let out = root.join("benches/RESULTS.md");
+    fs::write(&out, md).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("xtask: wrote {}", out.display());
+    Ok(())
+}
