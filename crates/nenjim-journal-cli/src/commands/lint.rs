@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::read_text;
 use crate::args::LintArgs;
 use crate::failure::{CliError, Status};
-use crate::report::{ErrorJson, path_text};
+use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -44,11 +44,11 @@ pub fn run(args: &LintArgs, ui: &Ui) -> Result<Status, CliError> {
             Ok(revision) => {
                 if !args.json {
                     ui.print(&format!(
-                        "{} {shown}: {} {} ({} releases, {})\n",
+                        "{} {shown}: {} {} ({}, {})\n",
                         ui.out(Paint::Good, "ok"),
                         revision.coordinate(),
                         revision.journal_version(),
-                        revision.releases().len(),
+                        counted(revision.releases().len(), "release"),
                         revision.digest(),
                     ))?;
                 }
