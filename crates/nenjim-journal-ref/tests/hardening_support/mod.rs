@@ -78,10 +78,10 @@ impl MemoryFs {
     pub fn remove(&self, path: &Path) {
         let mut tree = self.tree.write().unwrap();
         tree.files.remove(path);
-        if let (Some(parent), Some(name)) = (path.parent(), path.file_name()) {
-            if let Some(entries) = tree.dirs.get_mut(parent) {
-                entries.remove(name);
-            }
+        if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+            && let Some(entries) = tree.dirs.get_mut(parent)
+        {
+            entries.remove(name);
         }
     }
 
