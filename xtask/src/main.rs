@@ -7,6 +7,7 @@
 
 mod corpus;
 mod examples;
+mod fuzz;
 mod import;
 mod report;
 
@@ -32,6 +33,9 @@ tasks:
                             and ROOT is loaded afterwards unless --no-check
   bench-report [--no-run]   run `cargo bench -p nenjim-journal-benches` (unless --no-run)
                             and write benches/RESULTS.md (ratios, targets, machine)
+  fuzz [--seconds N] [TARGET ...]
+                            run each cargo-fuzz target of fuzz/ for N seconds (default 60;
+                            nightly if installed, else stable with RUSTC_BOOTSTRAP=1)
 ";
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Some("examples") => examples::run(&workspace_root(), &args[1..]),
         Some("corpus") => corpus::run(&args[1..]),
         Some("import-crates-index") => import::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&workspace_root(), &args[1..]),
         Some("bench-report") => report::run(&workspace_root(), &args[1..], |a| cargo(a, &[])),
         Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),
     };
