@@ -10,6 +10,7 @@
 //! Each target starts from the checked-in corpus `fuzz/corpus/<target>/`
 //! and grows a working corpus under `target/fuzz-corpus/<target>/` (never
 //! the checked-in one); crashes are written to `target/fuzz-artifacts/`.
+//! The parser targets get the dictionary `fuzz/journal.dict`.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -124,6 +125,8 @@ fn run_target(
             artifacts.display()
         ))
         .args(["-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1"])
+        // The format's keywords and tokens, for the two parser targets.
+        .args(target.starts_with("parse").then_some("-dict=journal.dict"))
         .current_dir(&fuzz_dir)
         .stderr(Stdio::piped());
     eprintln!("xtask: fuzz: {target} for {seconds} s");
