@@ -3,7 +3,8 @@
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 
-use crate::{ChainState, Located, Outcome, position_of, rewrite};
+use crate::chain::Chain;
+use crate::{ChainState, Located, Outcome, rewrite};
 
 /// Whether `text` has no non-ignorable line: every line is empty, spaces
 /// only, or a comment (section 1). Such a text is `EmptyInput`.
@@ -61,8 +62,7 @@ impl ChainState {
 
         // 1. Same artifact and Journal version already stored.
         if let Some(chain) = chain
-            && let Ok(index) = position_of(chain, version)
-            && let Some(stored) = chain.get(index)
+            && let Some(stored) = chain.exact(version)
         {
             if stored.digest() == digest {
                 return Ok((stored.clone(), Outcome::Unchanged));
@@ -79,10 +79,8 @@ impl ChainState {
         let predecessor = match (revision.predecessor(), chain) {
             // 2. A genesis for a known artifact.
             (None, Some(chain)) => {
-                let genesis = chain.front().map_or_else(
-                    || "a genesis".to_owned(),
-                    |g| format!("genesis {} ({})", g.journal_version(), g.digest()),
-                );
+                let g = chain.front();
+                let genesis = format!("genesis {} ({})", g.journal_version(), g.digest());
                 return Err(JournalError::new(
                     ErrorKind::DuplicateGenesis,
                     format!(
@@ -116,7 +114,7 @@ impl ChainState {
                     ));
                 }
                 // The owner is a revision of `artifact`, so its chain exists.
-                let head = chain.and_then(|c| c.last()).ok_or_else(|| {
+                let head = chain.map(Chain::last).ok_or_else(|| {
                     JournalError::new(
                         ErrorKind::UnknownPredecessor,
                         format!(
@@ -177,12 +175,18 @@ impl ChainState {
             None => revision,
         }
         .with_sequence(sequence);
-        let chain = self
-            .chains
-            .entry(accepted.coordinate().clone())
-            .or_default();
-        let position = chain.len();
-        chain.push_back(accepted.clone());
+        let position = match self.chains.get_mut(accepted.coordinate()) {
+            Some(chain) => {
+                let position = chain.len();
+                chain.push(accepted.clone());
+                position
+            }
+            None => {
+                self.chains
+                    .insert(accepted.coordinate().clone(), Chain::new(accepted.clone()));
+                0
+            }
+        };
         self.digests
             .insert(*accepted.digest(), Located { sequence, position });
         self.log.push_back(accepted.clone());
@@ -211,8 +215,8 @@ impl ChainState {
 
 /// ` (currently <version> <digest>)` for a known chain, or a note that the
 /// artifact has none yet.
-fn head_hint(chain: Option<&imbl::Vector<JournalRevision>>) -> String {
-    match chain.and_then(|c| c.last()) {
+fn head_hint(chain: Option<&Chain>) -> String {
+    match chain.map(Chain::last) {
         Some(head) => format!(" ({} {})", head.journal_version(), head.digest()),
         None => ", which has no stored revision yet (or PREDECESSOR GENESIS)".to_owned(),
     }

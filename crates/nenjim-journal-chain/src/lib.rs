@@ -95,9 +95,11 @@
 //!
 //! - an `OrdMap` from artifact coordinate to that artifact's chain, ordered
 //!   like [`ChainState::coordinates`] returns them;
-//! - a `Vector` (an RRB tree) per chain, ascending by Journal version, so
-//!   the head is its last element and `revision`/`revision_as_of` are binary
-//!   searches;
+//! - per chain a persistent, append-only B-tree (`chain.rs`) ascending by
+//!   Journal version, whose nodes keep their versions contiguous, so
+//!   `revision`/`revision_as_of`/`release` are one descent from the root
+//!   (no allocation, no revision read but the one returned) and the head is
+//!   kept beside it;
 //! - a `Vector` of every accepted revision in sequence order (sequence s at
 //!   index s − 1), so a replay cursor opens with an O(log n) `skip` and steps
 //!   by an amortized O(1) `pop_front`, with no sort per call;
@@ -109,6 +111,7 @@
 //! of k ingestions costs O(k log n) and cloning a [`ChainState`] is O(1).
 #![forbid(unsafe_code)]
 
+mod chain;
 mod ingest;
 mod replay;
 mod rewrite;
@@ -117,6 +120,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use imbl::{HashMap, OrdMap, Vector};
+
+use crate::chain::Chain;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionCursor};
 use nenjim_journal_api::valuetypes::{
@@ -177,7 +182,7 @@ struct Located {
 #[derive(Clone, Default)]
 pub struct ChainState {
     /// Each artifact's chain, ascending by Journal version; the last is the head.
-    chains: OrdMap<ArtifactCoordinate, Vector<JournalRevision>>,
+    chains: OrdMap<ArtifactCoordinate, Chain>,
     /// Every stored revision by digest.
     digests: HashMap<RevisionDigest, Located>,
     /// Every accepted revision in sequence order: sequence s at index s - 1.
@@ -249,9 +254,7 @@ impl ChainState {
         artifact: &ArtifactCoordinate,
         version: JournalVersion,
     ) -> Option<JournalRevision> {
-        let chain = self.chains.get(artifact)?;
-        let index = position_of(chain, version).ok()?;
-        chain.get(index).cloned()
+        self.chains.get(artifact)?.exact(version).cloned()
     }
     /// The artifact and Journal version of the revision with `digest`, if stored.
     pub fn find_digest(
@@ -279,12 +282,12 @@ impl ChainState {
     pub fn revisions(&self, artifact: &ArtifactCoordinate) -> Vec<JournalRevision> {
         self.chains
             .get(artifact)
-            .map(|chain| chain.iter().cloned().collect())
+            .map(Chain::to_vec)
             .unwrap_or_default()
     }
     /// The head of `artifact`.
     pub fn latest(&self, artifact: &ArtifactCoordinate) -> Option<JournalRevision> {
-        self.chains.get(artifact)?.last().cloned()
+        Some(self.chains.get(artifact)?.last().clone())
     }
     /// The newest revision at or before `at_or_before` (binary search).
     pub fn revision_as_of(
@@ -292,12 +295,10 @@ impl ChainState {
         artifact: &ArtifactCoordinate,
         at_or_before: JournalVersion,
     ) -> Option<JournalRevision> {
-        let chain = self.chains.get(artifact)?;
-        let index = match position_of(chain, at_or_before) {
-            Ok(exact) => exact,
-            Err(insertion) => insertion.checked_sub(1)?,
-        };
-        chain.get(index).cloned()
+        self.chains
+            .get(artifact)?
+            .at_or_before(at_or_before)
+            .cloned()
     }
     /// One release of the revision at exactly `revision`, with its policy context.
     pub fn release(
@@ -306,9 +307,11 @@ impl ChainState {
         revision: JournalVersion,
         release: &ReleaseVersion,
     ) -> Option<ArtifactRelease> {
-        let chain = self.chains.get(artifact)?;
-        let index = position_of(chain, revision).ok()?;
-        chain.get(index)?.release(release).cloned()
+        self.chains
+            .get(artifact)?
+            .exact(revision)?
+            .release(release)
+            .cloned()
     }
     /// A cursor over every revision with a sequence above `after`, in sequence order.
     ///
@@ -318,11 +321,6 @@ impl ChainState {
     pub fn replay(&self, after: u64) -> Box<dyn RevisionCursor> {
         Box::new(replay::Replay::new(&self.log, after))
     }
-}
-
-/// Binary search of a chain (ascending by Journal version) for `version`.
-fn position_of(chain: &Vector<JournalRevision>, version: JournalVersion) -> Result<usize, usize> {
-    chain.binary_search_by(|r| r.journal_version().cmp(&version))
 }
 
 #[cfg(test)]

@@ -1,0 +1,276 @@
+//! One artifact's chain: a persistent, append-only B-tree keyed by Journal
+//! version.
+//!
+//! A chain only ever grows at its end (section 6: a successor's Journal
+//! version is greater than the head's), so the tree never splits in the
+//! middle: every node but those on the right edge is full. Each node keeps
+//! the Journal versions of its entries (a leaf) or the first version of each
+//! child (a branch) in one contiguous slice, so an exact or an as-of lookup
+//! is one descent from the root with a binary search of at most
+//! [`WIDTH`] versions per level, reading no revision until the one it
+//! returns: O(log n) with a small constant and no allocation.
+//!
+//! Appending path-copies the right edge (O(log n) nodes of at most
+//! [`WIDTH`] entries, through `Arc::make_mut`), so an older snapshot that
+//! shares the chain is never changed and a next state copies no more.
+
+use std::sync::Arc;
+
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::valuetypes::JournalVersion;
+
+/// Entries per node.
+const WIDTH: usize = 128;
+
+type Key = JournalVersion;
+
+fn key(version: JournalVersion) -> Key {
+    version
+}
+
+#[derive(Clone, Debug)]
+struct Leaf {
+    versions: Vec<Key>,
+    revisions: Vec<JournalRevision>,
+}
+
+#[derive(Clone, Debug)]
+struct Branch {
+    /// The first Journal version under each child.
+    firsts: Vec<Key>,
+    children: Vec<Node>,
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    Leaf(Arc<Leaf>),
+    Branch(Arc<Branch>),
+}
+
+/// The revisions of one artifact, ascending by Journal version.
+#[derive(Clone, Debug)]
+pub(crate) struct Chain {
+    root: Node,
+    len: usize,
+    first: JournalRevision,
+    head: JournalRevision,
+}
+
+impl Node {
+    fn leaf(version: Key, revision: JournalRevision) -> Node {
+        let mut versions = Vec::with_capacity(WIDTH);
+        let mut revisions = Vec::with_capacity(WIDTH);
+        versions.push(version);
+        revisions.push(revision);
+        Node::Leaf(Arc::new(Leaf {
+            versions,
+            revisions,
+        }))
+    }
+
+    /// Appends at the right edge; returns a new right sibling of the same
+    /// height (holding only the new revision) when this node is full.
+    fn push(&mut self, version: Key, revision: JournalRevision) -> Option<Node> {
+        match self {
+            Node::Leaf(leaf) => {
+                if leaf.versions.len() < WIDTH {
+                    let leaf = Arc::make_mut(leaf);
+                    leaf.versions.push(version);
+                    leaf.revisions.push(revision);
+                    None
+                } else {
+                    Some(Node::leaf(version, revision))
+                }
+            }
+            Node::Branch(branch) => {
+                let full = branch.children.len() >= WIDTH;
+                let branch_mut = Arc::make_mut(branch);
+                let last = branch_mut.children.last_mut()?;
+                let sibling = last.push(version, revision)?;
+                if full {
+                    Some(Node::Branch(Arc::new(Branch {
+                        firsts: vec![version],
+                        children: vec![sibling],
+                    })))
+                } else {
+                    branch_mut.firsts.push(version);
+                    branch_mut.children.push(sibling);
+                    None
+                }
+            }
+        }
+    }
+
+    fn first_version(&self) -> Option<Key> {
+        match self {
+            Node::Leaf(leaf) => leaf.versions.first().copied(),
+            Node::Branch(branch) => branch.firsts.first().copied(),
+        }
+    }
+
+    fn for_each<'a>(&'a self, f: &mut impl FnMut(&'a JournalRevision)) {
+        match self {
+            Node::Leaf(leaf) => leaf.revisions.iter().for_each(f),
+            Node::Branch(branch) => branch.children.iter().for_each(|c| c.for_each(f)),
+        }
+    }
+}
+
+impl Chain {
+    /// A chain of one revision.
+    pub(crate) fn new(revision: JournalRevision) -> Chain {
+        Chain {
+            root: Node::leaf(key(revision.journal_version()), revision.clone()),
+            len: 1,
+            first: revision.clone(),
+            head: revision,
+        }
+    }
+
+    /// Appends a revision whose Journal version is greater than the head's.
+    pub(crate) fn push(&mut self, revision: JournalRevision) {
+        let version = key(revision.journal_version());
+        if let Some(sibling) = self.root.push(version, revision.clone()) {
+            let old = self.root.clone();
+            let firsts = [old.first_version(), sibling.first_version()]
+                .into_iter()
+                .flatten()
+                .collect();
+            self.root = Node::Branch(Arc::new(Branch {
+                firsts,
+                children: vec![old, sibling],
+            }));
+        }
+        self.len += 1;
+        self.head = revision;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The oldest revision (the genesis).
+    pub(crate) fn front(&self) -> &JournalRevision {
+        &self.first
+    }
+
+    /// The newest revision (the head).
+    pub(crate) fn last(&self) -> &JournalRevision {
+        &self.head
+    }
+
+    /// The newest revision at or before `version`.
+    pub(crate) fn at_or_before(&self, version: JournalVersion) -> Option<&JournalRevision> {
+        let version = key(version);
+        let mut node = &self.root;
+        loop {
+            match node {
+                Node::Branch(branch) => {
+                    let i = branch.firsts.partition_point(|v| *v <= version);
+                    node = branch.children.get(i.checked_sub(1)?)?;
+                }
+                Node::Leaf(leaf) => {
+                    let i = leaf.versions.partition_point(|v| *v <= version);
+                    return leaf.revisions.get(i.checked_sub(1)?);
+                }
+            }
+        }
+    }
+
+    /// The revision at exactly `version`.
+    pub(crate) fn exact(&self, version: JournalVersion) -> Option<&JournalRevision> {
+        self.at_or_before(version)
+            .filter(|r| r.journal_version() == version)
+    }
+
+    /// Every revision, ascending.
+    pub(crate) fn to_vec(&self) -> Vec<JournalRevision> {
+        let mut all = Vec::with_capacity(self.len);
+        self.root.for_each(&mut |r| all.push(r.clone()));
+        all
+    }
+
+    /// Whether both chains are the very same value (shared, not copied).
+    #[cfg(test)]
+    pub(crate) fn ptr_eq(&self, other: &Chain) -> bool {
+        let root = match (&self.root, &other.root) {
+            (Node::Leaf(a), Node::Leaf(b)) => Arc::ptr_eq(a, b),
+            (Node::Branch(a), Node::Branch(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        root && self.len == other.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use nenjim_journal_api::valuetypes::{Description, RevisionDigest};
+
+    fn version(day: u32) -> JournalVersion {
+        let year = 2000 + day / 300;
+        let month = (day % 300) / 28 + 1;
+        let d = (day % 300) % 28 + 1;
+        format!("{year:04}{month:02}{d:02}T120000Z")
+            .parse()
+            .unwrap()
+    }
+
+    fn revision(day: u32) -> JournalRevision {
+        JournalRevision::builder(
+            "a".parse().unwrap(),
+            version(day),
+            None,
+            Description::new("x").unwrap(),
+        )
+        .build(RevisionDigest::of_text(&day.to_string()))
+    }
+
+    #[test]
+    fn lookups_agree_with_a_sorted_vector_at_every_size() {
+        for n in [1u32, 2, 31, 32, 33, 1023, 1024, 1025, 1100] {
+            let mut chain = Chain::new(revision(0));
+            let mut snapshots = vec![chain.clone()];
+            for day in 1..n {
+                chain.push(revision(day * 2));
+                if day % 97 == 0 {
+                    snapshots.push(chain.clone());
+                }
+            }
+            assert_eq!(chain.len(), n as usize);
+            let all = chain.to_vec();
+            assert_eq!(all.len(), n as usize);
+            assert!(
+                all.windows(2)
+                    .all(|w| w[0].journal_version() < w[1].journal_version())
+            );
+            assert_eq!(chain.front().journal_version(), version(0));
+            assert_eq!(chain.last().journal_version(), version((n - 1) * 2));
+            for probe in 0..(n * 2 + 1) {
+                let expected = all
+                    .iter()
+                    .rev()
+                    .find(|r| r.journal_version() <= version(probe))
+                    .map(|r| r.journal_version());
+                assert_eq!(
+                    chain
+                        .at_or_before(version(probe))
+                        .map(|r| r.journal_version()),
+                    expected
+                );
+                assert_eq!(
+                    chain.exact(version(probe)).is_some(),
+                    probe % 2 == 0 && probe < n * 2
+                );
+            }
+            // Earlier snapshots were not changed by later appends.
+            for (i, snapshot) in snapshots.iter().enumerate() {
+                let len = if i == 0 { 1 } else { i * 97 + 1 };
+                assert_eq!(snapshot.len(), len);
+                assert_eq!(snapshot.to_vec().len(), len);
+            }
+        }
+    }
+}
