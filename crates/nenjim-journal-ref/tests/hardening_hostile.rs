@@ -7,6 +7,8 @@
 //! set (see `fuzz/README.md`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// One test support module for the loader and the reference Journal.
+#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
 mod common;
 mod hardening_support;
 

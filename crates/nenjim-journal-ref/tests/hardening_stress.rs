@@ -4,6 +4,8 @@
 //! refresher does `REFRESHES` refreshes, the readers read until it is done.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// One test support module for the loader and the reference Journal.
+#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
 mod common;
 mod hardening_support;
 

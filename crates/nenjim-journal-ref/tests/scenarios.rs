@@ -2,6 +2,8 @@
 //! the scenario), plus the lifecycle and concurrency cases of the issue.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// One test support module for the loader and the reference Journal.
+#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
