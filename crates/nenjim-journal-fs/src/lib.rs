@@ -23,7 +23,9 @@
 //!    `UnexpectedEntry` (wrong kind of entry: a stray file, a sub-directory,
 //!    a symbolic link, which is never followed) or `InvalidFileName` (wrong
 //!    name: `x.journal.bak`, `2026-11-29.journal`, `Serde/`).
-//! 2. **Read and parse** each file once, in parallel: over 64 MiB is
+//! 2. **Read and parse** each file once, artifacts in parallel (each
+//!    artifact's files in order, each sharing the release values it keeps
+//!    with the file before, so duplicates are dropped at once): over 64 MiB is
 //!    `TooLarge` (checked from the metadata before reading), not UTF-8 is
 //!    `InvalidUtf8`; then [`nenjim_journal_parser::parse`], and the header
 //!    is checked against the file's place (`CoordinateMismatch`,
@@ -136,17 +138,45 @@ pub fn load_with(
     options: LoadOptions,
 ) -> Result<ChainState, JournalError> {
     let walk = layout::walk(fs, root, options)?;
-    let parsed: Vec<Result<JournalRevision, JournalError>> = walk
+    // One task per artifact (the walk lists each artifact's files together,
+    // in ingestion order): its files are parsed in order, each sharing the
+    // release values it keeps with the one parsed before, so a duplicate
+    // release body is dropped as soon as it is parsed instead of living until
+    // the ingestion. A task stops at its first error; ingestion below stops
+    // there too, so the files after it would never be used.
+    let groups: Vec<&[layout::RevisionFile]> = walk
         .files
+        .chunk_by(|a, b| a.coordinate == b.coordinate)
+        .collect();
+    let parsed: Vec<(Vec<JournalRevision>, Option<JournalError>)> = groups
         .par_iter()
-        .map(|file| read::read_revision(fs, file))
+        .map(|files| {
+            let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
+            for file in *files {
+                match read::read_revision(fs, file) {
+                    Ok(revision) => {
+                        let revision = match revisions.last() {
+                            Some(previous) => revision.sharing_releases_with(previous),
+                            None => revision,
+                        };
+                        revisions.push(revision);
+                    }
+                    Err(error) => return (revisions, Some(error)),
+                }
+            }
+            (revisions, None)
+        })
         .collect();
     let mut state = ChainState::new();
-    for (file, revision) in walk.files.iter().zip(parsed) {
-        state = state
-            .ingest_revision(revision?)
-            .map_err(|e| e.with_path(&file.path))?
-            .into_state();
+    for (files, (revisions, error)) in groups.iter().zip(parsed) {
+        for (file, revision) in files.iter().zip(revisions) {
+            state
+                .ingest_revision_in_place(revision)
+                .map_err(|e| e.with_path(&file.path))?;
+        }
+        if let Some(error) = error {
+            return Err(error);
+        }
     }
     match walk.error {
         Some(error) => Err(error),
