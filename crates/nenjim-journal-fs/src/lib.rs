@@ -226,13 +226,21 @@ pub fn refresh_with(
         .files
         .par_iter()
         .map(|file| {
-            let text = read::read_text(fs, file)?;
+            let bytes = read::read_bytes(fs, file)?;
             if let Some(stored) = state.revision(&file.coordinate, file.version) {
+                // The digest is the SHA-256 of the exact bytes, so bytes with
+                // the stored digest are the stored (valid UTF-8) text: only
+                // different bytes need decoding, for an `InvalidUtf8` first.
+                let found = RevisionDigest::of_bytes(&bytes);
+                if found != *stored.digest() {
+                    read::decode(bytes).map_err(|e| e.with_path(&file.path))?;
+                }
                 Ok(Reread::Known {
                     stored: *stored.digest(),
-                    found: RevisionDigest::of_text(&text),
+                    found,
                 })
             } else {
+                let text = read::decode(bytes).map_err(|e| e.with_path(&file.path))?;
                 read::parse_checked(file, &text).map(Reread::New)
             }
         })

@@ -20,6 +20,15 @@ fn too_large(file: &RevisionFile, len: u64) -> JournalError {
 /// (from the listed length) and while reading it (in case it grew), and a
 /// file that is not UTF-8.
 pub(crate) fn read_text(fs: &dyn FileSystem, file: &RevisionFile) -> Result<String, JournalError> {
+    let bytes = read_bytes(fs, file)?;
+    decode(bytes).map_err(|e| e.with_path(&file.path))
+}
+
+/// Reads a revision file's bytes, refusing `TooLarge` (not yet decoded).
+pub(crate) fn read_bytes(
+    fs: &dyn FileSystem,
+    file: &RevisionFile,
+) -> Result<Vec<u8>, JournalError> {
     if file.len > MAX_FILE_LEN {
         return Err(too_large(file, file.len));
     }
@@ -29,7 +38,7 @@ pub(crate) fn read_text(fs: &dyn FileSystem, file: &RevisionFile) -> Result<Stri
     if bytes.len() as u64 > MAX_FILE_LEN {
         return Err(too_large(file, bytes.len() as u64));
     }
-    decode(bytes).map_err(|e| e.with_path(&file.path))
+    Ok(bytes)
 }
 
 /// Decodes UTF-8, locating the first invalid byte by line and column (the
