@@ -254,9 +254,9 @@ impl ArtifactRelease {
             dependencies: Vec::new(),
             exclusions: Vec::new(),
             preferences: Vec::new(),
-            depended: HashSet::new(),
-            excluded: HashSet::new(),
-            preferred: HashSet::new(),
+            depended: Targets::default(),
+            excluded: Targets::default(),
+            preferred: Targets::default(),
         }
     }
 
@@ -370,9 +370,55 @@ pub struct ReleaseBuilder {
     dependencies: Vec<Dependency>,
     exclusions: Vec<Exclusion>,
     preferences: Vec<Preference>,
-    depended: HashSet<ArtifactCoordinate>,
-    excluded: HashSet<ArtifactCoordinate>,
-    preferred: HashSet<ArtifactCoordinate>,
+    depended: Targets,
+    excluded: Targets,
+    preferred: Targets,
+}
+
+/// The artifacts named in one list of a release, for the duplicate checks:
+/// a linear scan of the list while it is short (a release names a handful of
+/// artifacts; hashing each costs more than comparing a few), a hash set once
+/// it reaches [`Targets::SCAN`] entries, so a hostile release with 100 000
+/// dependencies still costs O(n).
+#[derive(Debug, Default)]
+struct Targets {
+    index: Option<HashSet<ArtifactCoordinate>>,
+}
+
+impl Targets {
+    const SCAN: usize = 16;
+
+    fn contains<'a>(
+        &self,
+        mut list: impl Iterator<Item = &'a ArtifactCoordinate>,
+        artifact: &ArtifactCoordinate,
+    ) -> bool {
+        match &self.index {
+            Some(index) => index.contains(artifact),
+            None => list.any(|a| a == artifact),
+        }
+    }
+
+    /// Records `artifact`, already known absent from `list` (the list before
+    /// it is pushed), of `len` entries.
+    fn insert<'a>(
+        &mut self,
+        list: impl Iterator<Item = &'a ArtifactCoordinate>,
+        len: usize,
+        artifact: &ArtifactCoordinate,
+    ) {
+        match &mut self.index {
+            Some(index) => {
+                index.insert(artifact.clone());
+            }
+            None if len + 1 >= Targets::SCAN => {
+                let mut index: HashSet<ArtifactCoordinate> = list.cloned().collect();
+                index.insert(artifact.clone());
+                self.index = Some(index);
+            }
+            None => {}
+        }
+    }
 }
 
 impl ReleaseBuilder {
@@ -396,18 +442,29 @@ impl ReleaseBuilder {
                 self.body.coordinate, self.body.version
             )));
         }
-        if self.excluded.contains(artifact) {
+        if self
+            .excluded
+            .contains(self.exclusions.iter().map(|e| &e.artifact), artifact)
+        {
             return Err(semantic(format!(
                 "found a dependency on {artifact}, which release {} also excludes; expected one or the other",
                 self.body.version
             )));
         }
-        if !self.depended.insert(artifact.clone()) {
+        if self
+            .depended
+            .contains(self.dependencies.iter().map(|d| &d.artifact), artifact)
+        {
             return Err(semantic(format!(
                 "found a second DEPENDS on {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
+        self.depended.insert(
+            self.dependencies.iter().map(|d| &d.artifact),
+            self.dependencies.len(),
+            artifact,
+        );
         self.dependencies.push(dependency);
         Ok(())
     }
@@ -421,18 +478,29 @@ impl ReleaseBuilder {
                 self.body.coordinate, self.body.version
             )));
         }
-        if self.depended.contains(artifact) {
+        if self
+            .depended
+            .contains(self.dependencies.iter().map(|d| &d.artifact), artifact)
+        {
             return Err(semantic(format!(
                 "found an exclusion of {artifact}, which release {} also depends on; expected one or the other",
                 self.body.version
             )));
         }
-        if !self.excluded.insert(artifact.clone()) {
+        if self
+            .excluded
+            .contains(self.exclusions.iter().map(|e| &e.artifact), artifact)
+        {
             return Err(semantic(format!(
                 "found a second EXCLUDES of {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
+        self.excluded.insert(
+            self.exclusions.iter().map(|e| &e.artifact),
+            self.exclusions.len(),
+            artifact,
+        );
         self.exclusions.push(exclusion);
         Ok(())
     }
@@ -440,12 +508,20 @@ impl ReleaseBuilder {
     /// Adds a `PREFERS` line.
     pub fn push_preference(&mut self, preference: Preference) -> Result<(), JournalError> {
         let artifact = &preference.artifact;
-        if !self.preferred.insert(artifact.clone()) {
+        if self
+            .preferred
+            .contains(self.preferences.iter().map(|p| &p.artifact), artifact)
+        {
             return Err(semantic(format!(
                 "found a second PREFERS of {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
+        self.preferred.insert(
+            self.preferences.iter().map(|p| &p.artifact),
+            self.preferences.len(),
+            artifact,
+        );
         self.preferences.push(preference);
         Ok(())
     }

@@ -14,7 +14,7 @@ use nenjim_journal_api::valuetypes::{InformationUri, RevisionDigest};
 use crate::header::{Header, is_header_keyword};
 use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
-use crate::release::{OpenRelease, Property};
+use crate::release::{Interner, OpenRelease, Property};
 use crate::tokens::{Cursor, Token, shown};
 
 /// What the body expects next.
@@ -36,6 +36,7 @@ struct Body {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
+    interner: Interner,
 }
 
 impl Body {
@@ -51,7 +52,7 @@ impl Body {
             return match (&mut self.open, self.stage) {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
-                    open.property(&coordinate, keyword, cursor)
+                    open.property(&coordinate, keyword, cursor, &mut self.interner)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
                     keyword.start,
@@ -151,6 +152,7 @@ pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
+                        interner: Interner::default(),
                     });
                 }
             }

@@ -2,17 +2,13 @@
 //! characters and indentation.
 //!
 //! [`Lines`] splits a text into [`Line`]s (slices of the text, never
-//! copies) with nom, and [`Line::classify`] decides what a line is: ignorable
+//! copies; `\n` found with memchr), and [`Line::classify`] decides what a line is: ignorable
 //! (blank or comment), top-level, or a release property (exactly two spaces
 //! of indentation). Everything that can be wrong with a line before its
 //! tokens are read is found here: a lone CR, a tab or other control
 //! character, and any other indentation.
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nom::bytes::complete::{take_till, take_while};
-use nom::character::complete::char;
-use nom::combinator::opt;
-use nom::{IResult, Parser};
 
 /// One line of the text, without its terminator, with its 1-based number.
 #[derive(Clone, Copy, Debug)]
@@ -82,18 +78,15 @@ impl<'a> Line<'a> {
                 "found a carriage return not followed by a line feed, expected `\\n` or `\\r\\n` as line terminator",
             ));
         }
-        let (content, indent) = match spaces(self.text) {
-            Ok((content, indent)) => (content, indent.len()),
-            Err(_) => (self.text, 0),
-        };
-        if content.is_empty() || content.starts_with('#') {
+        let bytes = self.text.as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        if matches!(bytes.get(indent), None | Some(b'#')) {
             return Ok(LineClass::Ignorable);
         }
-        if let Some((i, c)) = self
-            .text
-            .char_indices()
-            .find(|&(_, c)| c.is_ascii_control())
-        {
+        // Byte by byte: an ASCII control character is one byte, never part
+        // of a multi-byte character, and its byte offset is its char index.
+        if let Some(i) = bytes.iter().position(|&b| b < 0x20 || b == 0x7f) {
+            let c = char::from(bytes[i]);
             let what = if c == '\t' {
                 "a tab".to_owned()
             } else {
@@ -120,14 +113,12 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Zero or more spaces (U+0020).
-fn spaces(input: &str) -> IResult<&str, &str> {
-    take_while(|c| c == ' ').parse(input)
-}
-
-/// One line and its optional `\n` terminator.
-fn line(input: &str) -> IResult<&str, (&str, Option<char>)> {
-    (take_till(|c| c == '\n'), opt(char('\n'))).parse(input)
+/// One line and its optional `\n` terminator (found with `memchr`).
+fn line(input: &str) -> (&str, (&str, Option<char>)) {
+    match input.find('\n') {
+        Some(i) => (&input[i + 1..], (&input[..i], Some('\n'))),
+        None => ("", (input, None)),
+    }
 }
 
 /// The lines of a text, in order, as slices of it.
@@ -170,9 +161,7 @@ impl<'a> Iterator for Lines<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let Ok((rest, (raw, terminator))) = line(self.rest) else {
-            return None;
-        };
+        let (rest, (raw, terminator)) = line(self.rest);
         self.rest = rest;
         self.number += 1;
         let text = match terminator {

@@ -8,6 +8,8 @@
 //! block. The semantic rules (duplicates, depends-and-excludes, the own
 //! artifact) are the `ReleaseBuilder`'s; see `semantic.rs`.
 
+use std::collections::HashMap;
+
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{
     ArtifactRelease, Dependency, Exclusion, Preference, ReleaseBuilder, RevisionBuilder,
@@ -67,6 +69,47 @@ impl Property {
 
 const ORDER: &str = "`LICENSE`, `CONTENT`, `DESCRIPTION`, `DEPENDS`, `EXCLUDES`, `PREFERS`";
 
+/// Values already validated in this parse, by their exact token: the same
+/// dependency targets and the same few licenses recur on every release, so
+/// each distinct token is validated and allocated once, and equal values
+/// share one allocation. Only successes are kept: a token that fails is
+/// parsed again (and fails the same way) wherever it appears.
+#[derive(Debug, Default)]
+pub(crate) struct Interner {
+    coordinates: HashMap<Box<str>, ArtifactCoordinate>,
+    licenses: HashMap<Box<str>, LicenseExpression>,
+}
+
+impl Interner {
+    /// `cursor.value::<ArtifactCoordinate>(expected)`, through the cache.
+    fn coordinate<'a>(
+        &mut self,
+        cursor: &mut Cursor<'a>,
+        expected: &str,
+    ) -> Result<(ArtifactCoordinate, Token<'a>), JournalError> {
+        let token = cursor.token(expected)?;
+        if let Some(value) = self.coordinates.get(token.text) {
+            return Ok((value.clone(), token));
+        }
+        let value = token
+            .text
+            .parse::<ArtifactCoordinate>()
+            .map_err(|e| cursor.line().relocate(e, token.start))?;
+        self.coordinates.insert(token.text.into(), value.clone());
+        Ok((value, token))
+    }
+
+    /// `text.parse::<LicenseExpression>()`, through the cache.
+    fn license(&mut self, text: &str) -> Result<LicenseExpression, JournalError> {
+        if let Some(value) = self.licenses.get(text) {
+            return Ok(value.clone());
+        }
+        let value = text.parse::<LicenseExpression>()?;
+        self.licenses.insert(text.into(), value.clone());
+        Ok(value)
+    }
+}
+
 /// A release block being read.
 #[derive(Debug)]
 pub(crate) struct OpenRelease {
@@ -106,6 +149,7 @@ impl OpenRelease {
         coordinate: &ArtifactCoordinate,
         keyword: Token<'_>,
         mut cursor: Cursor<'_>,
+        interner: &mut Interner,
     ) -> Result<(), JournalError> {
         let line = cursor.line();
         let Some(property) = Property::from_keyword(keyword.text) else {
@@ -123,9 +167,8 @@ impl OpenRelease {
         match property {
             Property::License => {
                 let token = cursor.rest_of_line("an SPDX license expression")?;
-                let license = token
-                    .text
-                    .parse::<LicenseExpression>()
+                let license = interner
+                    .license(token.text)
                     .map_err(|e| line.relocate(e, token.start))?;
                 self.license = Some(license);
             }
@@ -152,8 +195,7 @@ impl OpenRelease {
                 self.builder_mut(&line, keyword)?.description(description);
             }
             Property::Depends => {
-                let (artifact, at) =
-                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let (requirement, _) = cursor
                     .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor)?;
@@ -162,8 +204,7 @@ impl OpenRelease {
                 located(builder.push_dependency(dependency), &line, at.start)?;
             }
             Property::Excludes => {
-                let (artifact, at) =
-                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let requirement = if cursor.at_end() || cursor.next_is_quoted() {
                     None
                 } else {
@@ -181,8 +222,7 @@ impl OpenRelease {
                 located(builder.push_exclusion(exclusion), &line, at.start)?;
             }
             Property::Prefers => {
-                let (artifact, at) =
-                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let (requirement, _) = cursor
                     .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor)?;
