@@ -273,4 +273,40 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_three_level_tree_finds_every_revision_and_keeps_old_snapshots() {
+        // WIDTH * WIDTH entries fill two levels; one more needs a third.
+        let n = (WIDTH * WIDTH + WIDTH + 1) as u32;
+        let mut chain = Chain::new(revision(0));
+        let mut two_levels = None;
+        for day in 1..n {
+            chain.push(revision(day * 2));
+            if day as usize == WIDTH * WIDTH - 1 {
+                two_levels = Some(chain.clone());
+            }
+        }
+        assert_eq!(chain.len(), n as usize);
+        for day in 0..n {
+            let exact = chain.exact(version(day * 2)).map(|r| r.journal_version());
+            assert_eq!(exact, Some(version(day * 2)));
+            let before = chain
+                .at_or_before(version(day * 2 + 1))
+                .map(|r| r.journal_version());
+            assert_eq!(before, Some(version(day * 2)));
+            assert!(chain.exact(version(day * 2 + 1)).is_none());
+        }
+        let two_levels = two_levels.expect("the snapshot at two full levels was taken");
+        assert_eq!(two_levels.len(), WIDTH * WIDTH);
+        assert_eq!(
+            two_levels.last().journal_version(),
+            version(((WIDTH * WIDTH - 1) * 2) as u32)
+        );
+        assert!(
+            two_levels
+                .exact(version((WIDTH * WIDTH * 2) as u32))
+                .is_none()
+        );
+        assert_eq!(chain.to_vec().len(), n as usize);
+    }
 }
