@@ -252,6 +252,35 @@ impl fmt::Debug for JournalError {
     }
 }
 
+/// Shows a found token in a diagnostic: back-quoted, escaped like a Rust
+/// string, cut after 40 characters; `nothing` for an empty token.
+///
+/// Every "found …, expected …" message of the Journal shows its token this
+/// way, so messages look alike whichever crate writes them.
+///
+/// ```
+/// use nenjim_journal_api::error::shown;
+/// assert_eq!(shown("RELEASE"), "`RELEASE`");
+/// assert_eq!(shown("a\tb"), "`a\\tb`");
+/// assert_eq!(shown(""), "nothing");
+/// ```
+pub fn shown(found: &str) -> String {
+    const MAX: usize = 40;
+    if found.is_empty() {
+        return "nothing".to_owned();
+    }
+    let mut out = String::from("`");
+    for (i, c) in found.chars().enumerate() {
+        if i == MAX {
+            out.push('…');
+            break;
+        }
+        out.extend(c.escape_debug());
+    }
+    out.push('`');
+    out
+}
+
 struct Diagnostic<'a>(&'a JournalError);
 
 impl fmt::Display for Diagnostic<'_> {

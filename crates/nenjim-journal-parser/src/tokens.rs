@@ -32,23 +32,7 @@ fn word(input: &str) -> IResult<&str, &str> {
     take_till1(|c| c == ' ').parse(input)
 }
 
-/// Shows a found token for an error message: back-quoted, escaped, shortened.
-pub(crate) fn shown(found: &str) -> String {
-    const MAX: usize = 40;
-    if found.is_empty() {
-        return "nothing".to_owned();
-    }
-    let mut out = String::from("`");
-    for (i, c) in found.chars().enumerate() {
-        if i == MAX {
-            out.push('…');
-            break;
-        }
-        out.extend(c.escape_debug());
-    }
-    out.push('`');
-    out
-}
+pub(crate) use nenjim_journal_api::error::shown;
 
 /// A token read from a line: its text and its byte offset in the line.
 #[derive(Clone, Copy, Debug)]

@@ -49,20 +49,4 @@ pub(crate) fn semantic(message: impl Into<String>) -> JournalError {
     JournalError::new(ErrorKind::Semantic, message).at(1, 1)
 }
 
-/// Shows a found token or character for an error message, shortened.
-pub(crate) fn shown(found: &str) -> String {
-    const MAX: usize = 40;
-    if found.is_empty() {
-        return "nothing".to_owned();
-    }
-    let mut out = String::from("`");
-    for (i, c) in found.chars().enumerate() {
-        if i == MAX {
-            out.push('…');
-            break;
-        }
-        out.extend(c.escape_debug());
-    }
-    out.push('`');
-    out
-}
+pub(crate) use crate::error::shown;
