@@ -251,12 +251,9 @@ impl ArtifactRelease {
                 exclusions: Box::default(),
                 preferences: Box::default(),
             },
-            dependencies: Vec::new(),
-            exclusions: Vec::new(),
-            preferences: Vec::new(),
-            depended: Targets::default(),
-            excluded: Targets::default(),
-            preferred: Targets::default(),
+            dependencies: Targets::default(),
+            exclusions: Targets::default(),
+            preferences: Targets::default(),
         }
     }
 
@@ -367,57 +364,80 @@ impl fmt::Debug for ArtifactRelease {
 #[derive(Debug)]
 pub struct ReleaseBuilder {
     body: ReleaseBody,
-    dependencies: Vec<Dependency>,
-    exclusions: Vec<Exclusion>,
-    preferences: Vec<Preference>,
-    depended: Targets,
-    excluded: Targets,
-    preferred: Targets,
+    dependencies: Targets<Dependency>,
+    exclusions: Targets<Exclusion>,
+    preferences: Targets<Preference>,
 }
 
-/// The artifacts named in one list of a release, for the duplicate checks:
+/// One list of a release (its DEPENDS, EXCLUDES or PREFERS lines) and the
+/// artifacts it names, for the duplicate checks:
 /// a linear scan of the list while it is short (a release names a handful of
 /// artifacts; hashing each costs more than comparing a few), a hash set once
 /// it reaches [`Targets::SCAN`] entries, so a hostile release with 100 000
 /// dependencies still costs O(n).
-#[derive(Debug, Default)]
-struct Targets {
+#[derive(Debug)]
+struct Targets<T> {
+    items: Vec<T>,
     index: Option<HashSet<ArtifactCoordinate>>,
 }
 
-impl Targets {
+impl<T> Default for Targets<T> {
+    fn default() -> Self {
+        Targets {
+            items: Vec::new(),
+            index: None,
+        }
+    }
+}
+
+/// A line of a release that names an artifact (`DEPENDS`, `EXCLUDES`, `PREFERS`).
+trait Target {
+    fn target(&self) -> &ArtifactCoordinate;
+}
+
+impl Target for Dependency {
+    fn target(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+}
+
+impl Target for Exclusion {
+    fn target(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+}
+
+impl Target for Preference {
+    fn target(&self) -> &ArtifactCoordinate {
+        &self.artifact
+    }
+}
+
+impl<T: Target> Targets<T> {
     const SCAN: usize = 16;
 
-    fn contains<'a>(
-        &self,
-        mut list: impl Iterator<Item = &'a ArtifactCoordinate>,
-        artifact: &ArtifactCoordinate,
-    ) -> bool {
+    fn contains(&self, artifact: &ArtifactCoordinate) -> bool {
         match &self.index {
             Some(index) => index.contains(artifact),
-            None => list.any(|a| a == artifact),
+            None => self.items.iter().any(|item| item.target() == artifact),
         }
     }
 
-    /// Records `artifact`, already known absent from `list` (the list before
-    /// it is pushed), of `len` entries.
-    fn insert<'a>(
-        &mut self,
-        list: impl Iterator<Item = &'a ArtifactCoordinate>,
-        len: usize,
-        artifact: &ArtifactCoordinate,
-    ) {
+    /// Adds `item`, whose artifact is known to be absent.
+    fn push(&mut self, item: T) {
         match &mut self.index {
             Some(index) => {
-                index.insert(artifact.clone());
+                index.insert(item.target().clone());
             }
-            None if len + 1 >= Targets::SCAN => {
-                let mut index: HashSet<ArtifactCoordinate> = list.cloned().collect();
-                index.insert(artifact.clone());
+            None if self.items.len() + 1 >= Self::SCAN => {
+                let mut index: HashSet<ArtifactCoordinate> =
+                    self.items.iter().map(|i| i.target().clone()).collect();
+                index.insert(item.target().clone());
                 self.index = Some(index);
             }
             None => {}
         }
+        self.items.push(item);
     }
 }
 
@@ -442,29 +462,18 @@ impl ReleaseBuilder {
                 self.body.coordinate, self.body.version
             )));
         }
-        if self
-            .excluded
-            .contains(self.exclusions.iter().map(|e| &e.artifact), artifact)
-        {
+        if self.exclusions.contains(artifact) {
             return Err(semantic(format!(
                 "found a dependency on {artifact}, which release {} also excludes; expected one or the other",
                 self.body.version
             )));
         }
-        if self
-            .depended
-            .contains(self.dependencies.iter().map(|d| &d.artifact), artifact)
-        {
+        if self.dependencies.contains(artifact) {
             return Err(semantic(format!(
                 "found a second DEPENDS on {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
-        self.depended.insert(
-            self.dependencies.iter().map(|d| &d.artifact),
-            self.dependencies.len(),
-            artifact,
-        );
         self.dependencies.push(dependency);
         Ok(())
     }
@@ -478,29 +487,18 @@ impl ReleaseBuilder {
                 self.body.coordinate, self.body.version
             )));
         }
-        if self
-            .depended
-            .contains(self.dependencies.iter().map(|d| &d.artifact), artifact)
-        {
+        if self.dependencies.contains(artifact) {
             return Err(semantic(format!(
                 "found an exclusion of {artifact}, which release {} also depends on; expected one or the other",
                 self.body.version
             )));
         }
-        if self
-            .excluded
-            .contains(self.exclusions.iter().map(|e| &e.artifact), artifact)
-        {
+        if self.exclusions.contains(artifact) {
             return Err(semantic(format!(
                 "found a second EXCLUDES of {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
-        self.excluded.insert(
-            self.exclusions.iter().map(|e| &e.artifact),
-            self.exclusions.len(),
-            artifact,
-        );
         self.exclusions.push(exclusion);
         Ok(())
     }
@@ -508,20 +506,12 @@ impl ReleaseBuilder {
     /// Adds a `PREFERS` line.
     pub fn push_preference(&mut self, preference: Preference) -> Result<(), JournalError> {
         let artifact = &preference.artifact;
-        if self
-            .preferred
-            .contains(self.preferences.iter().map(|p| &p.artifact), artifact)
-        {
+        if self.preferences.contains(artifact) {
             return Err(semantic(format!(
                 "found a second PREFERS of {artifact} in release {}, expected each artifact once",
                 self.body.version
             )));
         }
-        self.preferred.insert(
-            self.preferences.iter().map(|p| &p.artifact),
-            self.preferences.len(),
-            artifact,
-        );
         self.preferences.push(preference);
         Ok(())
     }
@@ -529,9 +519,9 @@ impl ReleaseBuilder {
     /// The finished release (with an empty policy context until it is part of a revision).
     pub fn build(self) -> ArtifactRelease {
         let mut body = self.body;
-        body.dependencies = self.dependencies.into_boxed_slice();
-        body.exclusions = self.exclusions.into_boxed_slice();
-        body.preferences = self.preferences.into_boxed_slice();
+        body.dependencies = self.dependencies.items.into_boxed_slice();
+        body.exclusions = self.exclusions.items.into_boxed_slice();
+        body.preferences = self.preferences.items.into_boxed_slice();
         ArtifactRelease {
             body: Arc::new(body),
             policy: ReleasePolicy::default(),
