@@ -13,7 +13,7 @@
 //! The text flows through files named after the format's parts
 //! (`journal-format.md`, sections 1 to 5):
 //!
-//! - `lines.rs` (section 1) splits the text into lines with nom, without
+//! - `lines.rs` (section 1) splits the text into lines (byte scans), without
 //!   copying, and refuses a byte-order mark, a lone CR, tabs and control
 //!   characters, and wrong indentation;
 //! - `tokens.rs` (section 2) reads keywords and tokens and hands each token

@@ -1,6 +1,6 @@
 //! Section 2 of the format: the tokens of a line.
 //!
-//! A [`Cursor`] walks one line's content with nom: a keyword, then tokens
+//! A [`Cursor`] walks one line's content (byte scans for spaces and words): a keyword, then tokens
 //! separated by one or more spaces, a quoted string, the rest of the line (a
 //! license), and the end (trailing spaces allowed). Each token is handed to
 //! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
@@ -12,24 +12,30 @@ use std::str::FromStr;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::Description;
-use nom::bytes::complete::{take_till1, take_while, take_while1};
-use nom::{IResult, Parser};
 
 use crate::lines::Line;
 
-/// One or more spaces.
-fn spaces1(input: &str) -> IResult<&str, &str> {
-    take_while1(|c| c == ' ').parse(input)
+// The three token scanners below are the innermost loop of the parser (every
+// token of every line goes through them), so they are plain byte scans
+// rather than nom combinators: a space is one ASCII byte, so every split
+// lands on a character boundary. They keep nom's `(rest, matched)` shape.
+
+/// One or more spaces; `None` when the input does not start with a space.
+fn spaces1(input: &str) -> Option<(&str, &str)> {
+    let n = input.bytes().take_while(|&b| b == b' ').count();
+    (n > 0).then(|| (&input[n..], &input[..n]))
 }
 
 /// Zero or more spaces.
-fn spaces0(input: &str) -> IResult<&str, &str> {
-    take_while(|c| c == ' ').parse(input)
+fn spaces0(input: &str) -> (&str, &str) {
+    let n = input.bytes().take_while(|&b| b == b' ').count();
+    (&input[n..], &input[..n])
 }
 
-/// A run of anything but spaces.
-fn word(input: &str) -> IResult<&str, &str> {
-    take_till1(|c| c == ' ').parse(input)
+/// A run of anything but spaces; `None` when it would be empty.
+fn word(input: &str) -> Option<(&str, &str)> {
+    let n = input.bytes().position(|b| b == b' ').unwrap_or(input.len());
+    (n > 0).then(|| (&input[n..], &input[..n]))
 }
 
 pub(crate) use nenjim_journal_api::error::shown;
@@ -71,11 +77,11 @@ impl<'a> Cursor<'a> {
     pub(crate) fn keyword(&mut self) -> Token<'a> {
         let start = self.offset();
         match word(self.rest) {
-            Ok((rest, text)) => {
+            Some((rest, text)) => {
                 self.rest = rest;
                 Token { text, start }
             }
-            Err(_) => Token { text: "", start },
+            None => Token { text: "", start },
         }
     }
 
@@ -104,8 +110,8 @@ impl<'a> Cursor<'a> {
             return Err(self.missing(expected));
         }
         let after_spaces = match spaces1(self.rest) {
-            Ok((rest, _)) => rest,
-            Err(_) => {
+            Some((rest, _)) => rest,
+            None => {
                 return Err(self.line.syntax(
                     self.offset(),
                     format!(
@@ -116,7 +122,7 @@ impl<'a> Cursor<'a> {
             }
         };
         let start = self.line.text.len() - after_spaces.len();
-        let (rest, text) = word(after_spaces).map_err(|_| self.missing(expected))?;
+        let (rest, text) = word(after_spaces).ok_or_else(|| self.missing(expected))?;
         self.rest = rest;
         Ok(Token { text, start })
     }
@@ -140,8 +146,8 @@ impl<'a> Cursor<'a> {
             return Err(self.missing(expected));
         }
         let after_spaces = match spaces1(self.rest) {
-            Ok((rest, _)) => rest,
-            Err(_) => {
+            Some((rest, _)) => rest,
+            None => {
                 return Err(self.line.syntax(
                     self.offset(),
                     format!(
@@ -188,7 +194,7 @@ impl<'a> Cursor<'a> {
 
     /// Requires that only spaces remain; the error says `expected`.
     pub(crate) fn finish_expecting(&mut self, expected: &str) -> Result<(), JournalError> {
-        let (rest, _) = spaces0(self.rest).unwrap_or((self.rest, ""));
+        let (rest, _) = spaces0(self.rest);
         if rest.is_empty() {
             return Ok(());
         }

@@ -66,6 +66,20 @@ impl Description {
                 ));
             }
         }
+        // Fast path: no escape and no control character before the closing
+        // quote, so the text is the slice itself (one scan, one allocation).
+        // Anything else is decoded below, with its exact errors.
+        let body = &input.as_bytes()[1..];
+        if let Some(end) = body
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f)
+            && body[end] == b'"'
+            && end <= Self::MAX_LEN * 4
+        {
+            let description =
+                Description::new(&input[1..1 + end]).map_err(|e| e.relocated(1, 1))?;
+            return Ok((description, end + 2));
+        }
         let mut text = String::new();
         while let Some((i, c)) = chars.next() {
             match c {

@@ -78,9 +78,40 @@ impl ReleaseVersion {
     }
 }
 
+/// A plain `N.N.N` version (ASCII digits, no leading zeros, each number at
+/// most 19 digits so it fits `u64`), read without the general parser; `None`
+/// for anything else, which then goes through `semver::Version::parse` (and
+/// its exact error messages).
+fn plain_version(s: &str) -> Option<semver::Version> {
+    fn number(part: &[u8]) -> Option<u64> {
+        if part.is_empty() || part.len() > 19 || (part.len() > 1 && part[0] == b'0') {
+            return None;
+        }
+        let mut value = 0u64;
+        for &b in part {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            value = value * 10 + u64::from(b - b'0');
+        }
+        Some(value)
+    }
+    let mut parts = s.as_bytes().split(|&b| b == b'.');
+    let major = number(parts.next()?)?;
+    let minor = number(parts.next()?)?;
+    let patch = number(parts.next()?)?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(semver::Version::new(major, minor, patch))
+}
+
 impl FromStr for ReleaseVersion {
     type Err = JournalError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(version) = plain_version(s) {
+            return Ok(ReleaseVersion(version));
+        }
         if let Some(plus) = s.find('+') {
             return Err(syntax_at(
                 plus + 1,
