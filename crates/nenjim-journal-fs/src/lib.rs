@@ -97,6 +97,7 @@ use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_parser::Interner;
 use rayon::prelude::*;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
@@ -150,10 +151,12 @@ pub fn load_with(
         .collect();
     let parsed: Vec<(Vec<JournalRevision>, Option<JournalError>)> = groups
         .par_iter()
-        .map(|files| {
+        // One interner per worker for the whole load: a dependency target or
+        // license is validated and allocated once per worker, not once per file.
+        .map_init(Interner::default, |interner, files| {
             let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
             for file in *files {
-                match read::read_revision(fs, file) {
+                match read::read_revision(fs, file, interner) {
                     Ok(revision) => {
                         let revision = match revisions.last() {
                             Some(previous) => revision.sharing_releases_with(previous),
@@ -225,7 +228,7 @@ pub fn refresh_with(
     let rereads: Vec<Result<Reread, JournalError>> = walk
         .files
         .par_iter()
-        .map(|file| {
+        .map_init(Interner::default, |interner, file| {
             let bytes = read::read_bytes(fs, file)?;
             if let Some(stored) = state.revision(&file.coordinate, file.version) {
                 // The digest is the SHA-256 of the exact bytes, so bytes with
@@ -241,7 +244,7 @@ pub fn refresh_with(
                 })
             } else {
                 let text = read::decode(bytes).map_err(|e| e.with_path(&file.path))?;
-                read::parse_checked(file, &text).map(Reread::New)
+                read::parse_checked(file, &text, interner).map(Reread::New)
             }
         })
         .collect();

@@ -3,6 +3,7 @@
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_parser::Interner;
 
 use crate::MAX_FILE_LEN;
 use crate::file_system::FileSystem;
@@ -70,8 +71,10 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
 pub(crate) fn parse_checked(
     file: &RevisionFile,
     text: &str,
+    interner: &mut Interner,
 ) -> Result<JournalRevision, JournalError> {
-    let revision = nenjim_journal_parser::parse(text).map_err(|e| e.with_path(&file.path))?;
+    let revision =
+        nenjim_journal_parser::parse_with(text, interner).map_err(|e| e.with_path(&file.path))?;
     if *revision.coordinate() != file.coordinate {
         return Err(JournalError::new(
             ErrorKind::CoordinateMismatch,
@@ -101,9 +104,10 @@ pub(crate) fn parse_checked(
 pub(crate) fn read_revision(
     fs: &dyn FileSystem,
     file: &RevisionFile,
+    interner: &mut Interner,
 ) -> Result<JournalRevision, JournalError> {
     let text = read_text(fs, file)?;
-    parse_checked(file, &text)
+    parse_checked(file, &text, interner)
 }
 
 #[cfg(test)]

@@ -32,14 +32,14 @@ enum Stage {
 
 /// Everything after the header's `DESCRIPTION`.
 #[derive(Debug)]
-struct Body {
+struct Body<'i> {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
-    interner: Interner,
+    interner: &'i mut Interner,
 }
 
-impl Body {
+impl Body<'_> {
     fn line(
         &mut self,
         class: LineClass,
@@ -52,7 +52,7 @@ impl Body {
             return match (&mut self.open, self.stage) {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
-                    open.property(&coordinate, keyword, cursor, &mut self.interner)
+                    open.property(&coordinate, keyword, cursor, self.interner)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
                     keyword.start,
@@ -130,10 +130,10 @@ impl Body {
 }
 
 /// Parses and validates a whole text.
-pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
+pub(crate) fn parse(text: &str, interner: &mut Interner) -> Result<JournalRevision, JournalError> {
     let mut lines = Lines::new(text)?;
     let mut header = Header::default();
-    let mut body: Option<Body> = None;
+    let mut body: Option<Body<'_>> = None;
     let mut any = false;
     for line in lines.by_ref() {
         let indent = match line.classify()? {
@@ -152,7 +152,7 @@ pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
-                        interner: Interner::default(),
+                        interner: &mut *interner,
                     });
                 }
             }

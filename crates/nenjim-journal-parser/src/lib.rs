@@ -93,6 +93,8 @@ mod tokens;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
+pub use release::Interner;
+
 /// The value of the `FORMAT` line this crate reads and writes.
 pub const FORMAT: &str = header::FORMAT_VALUE;
 
@@ -105,7 +107,15 @@ pub const FORMAT: &str = header::FORMAT_VALUE;
 /// error in text order is returned, of kind `Syntax` or `Semantic`, with its
 /// 1-based line and column (in characters). Never panics.
 pub fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    document::parse(text)
+    document::parse(text, &mut Interner::default())
+}
+
+/// [`parse`], sharing validated coordinates and licenses with the other
+/// texts parsed through the same `interner` (equal values then share one
+/// allocation across revisions). The result, and any error, is exactly
+/// [`parse`]'s.
+pub fn parse_with(text: &str, interner: &mut Interner) -> Result<JournalRevision, JournalError> {
+    document::parse(text, interner)
 }
 
 /// Renders a revision in canonical form: `parse(&render(r))` has the same

@@ -75,9 +75,9 @@ const ORDER: &str = "`LICENSE`, `CONTENT`, `DESCRIPTION`, `DEPENDS`, `EXCLUDES`,
 /// keys. The interner is probed once per `DEPENDS`/`EXCLUDES`/`PREFERS`/
 /// `LICENSE` line, and std's SipHash showed up at ~3% of a whole parse;
 /// HashDoS resistance does not matter for a map that lives for one parse of
-/// one text, whose size is bounded by that text.
+/// one load, whose size is bounded by the distinct tokens of its texts.
 #[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
+struct FxHasher(u64);
 
 const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -111,13 +111,17 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
-/// Values already validated in this parse, by their exact token: the same
-/// dependency targets and the same few licenses recur on every release, so
-/// each distinct token is validated and allocated once, and equal values
-/// share one allocation. Only successes are kept: a token that fails is
-/// parsed again (and fails the same way) wherever it appears.
+/// Values already validated, by their exact token, shared between the
+/// revisions parsed with it ([`parse_with`](crate::parse_with)): the same
+/// dependency targets and the same few licenses recur on every release and
+/// in every file of a root, so each distinct token is validated and
+/// allocated once, and equal values share one allocation (a loader keeps
+/// one interner per worker for a whole load). [`parse`](crate::parse) uses
+/// a fresh one per text. Only successes are kept: a token that fails is
+/// parsed again (and fails the same way) wherever it appears, so results
+/// and errors never depend on what was parsed before.
 #[derive(Debug, Default)]
-pub(crate) struct Interner {
+pub struct Interner {
     coordinates: FxMap<Box<str>, ArtifactCoordinate>,
     licenses: FxMap<Box<str>, LicenseExpression>,
 }
