@@ -124,6 +124,7 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 pub struct Interner {
     coordinates: FxMap<Box<str>, ArtifactCoordinate>,
     licenses: FxMap<Box<str>, LicenseExpression>,
+    requirements: FxMap<Box<str>, VersionRequirement>,
 }
 
 impl Interner {
@@ -142,6 +143,24 @@ impl Interner {
             .parse::<ArtifactCoordinate>()
             .map_err(|e| cursor.line().relocate(e, token.start))?;
         self.coordinates.insert(token.text.into(), value.clone());
+        Ok((value, token))
+    }
+
+    /// `cursor.value::<VersionRequirement>(expected)`, through the cache.
+    fn requirement<'a>(
+        &mut self,
+        cursor: &mut Cursor<'a>,
+        expected: &str,
+    ) -> Result<(VersionRequirement, Token<'a>), JournalError> {
+        let token = cursor.token(expected)?;
+        if let Some(value) = self.requirements.get(token.text) {
+            return Ok((value.clone(), token));
+        }
+        let value = token
+            .text
+            .parse::<VersionRequirement>()
+            .map_err(|e| cursor.line().relocate(e, token.start))?;
+        self.requirements.insert(token.text.into(), value.clone());
         Ok((value, token))
     }
 
@@ -242,8 +261,8 @@ impl OpenRelease {
             }
             Property::Depends => {
                 let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
-                let (requirement, _) = cursor
-                    .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+                let (requirement, _) = interner
+                    .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor)?;
                 let builder = self.builder_mut(&line, keyword)?;
                 let dependency = Dependency::new(artifact, requirement, description);
@@ -255,8 +274,9 @@ impl OpenRelease {
                     None
                 } else {
                     Some(
-                        cursor
-                            .value::<VersionRequirement>(
+                        interner
+                            .requirement(
+                                &mut cursor,
                                 "a requirement, a quoted description or the end of the line",
                             )?
                             .0,
@@ -269,8 +289,8 @@ impl OpenRelease {
             }
             Property::Prefers => {
                 let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
-                let (requirement, _) = cursor
-                    .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+                let (requirement, _) = interner
+                    .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor)?;
                 let builder = self.builder_mut(&line, keyword)?;
                 let preference = Preference::new(artifact, requirement, description);

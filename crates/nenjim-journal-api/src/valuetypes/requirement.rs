@@ -1,6 +1,7 @@
 use std::fmt;
 use std::ops::Bound;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use super::{ReleaseVersion, semantic, shown, syntax_at};
 use crate::error::JournalError;
@@ -21,8 +22,11 @@ use crate::error::JournalError;
 /// assert!("(,)".parse::<VersionRequirement>().is_err());
 /// assert!("[2.0.0,1.0.0]".parse::<VersionRequirement>().is_err());
 /// ```
+///
+/// Cheap to clone (shared): a loader interns equal requirements, so a
+/// dependency holds one pointer instead of two inline versions.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct VersionRequirement(Req);
+pub struct VersionRequirement(Arc<Req>);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Req {
@@ -37,12 +41,12 @@ enum Req {
 impl VersionRequirement {
     /// `*`: every version.
     pub fn any() -> VersionRequirement {
-        VersionRequirement(Req::Any)
+        VersionRequirement(Arc::new(Req::Any))
     }
 
     /// Exactly `version`.
     pub fn exact(version: ReleaseVersion) -> VersionRequirement {
-        VersionRequirement(Req::Exact(version))
+        VersionRequirement(Arc::new(Req::Exact(version)))
     }
 
     /// An interval; refuses `(,)` (use [`any`](Self::any)) and empty intervals.
@@ -68,17 +72,17 @@ impl VersionRequirement {
                 )));
             }
         }
-        Ok(VersionRequirement(Req::Interval { lower, upper }))
+        Ok(VersionRequirement(Arc::new(Req::Interval { lower, upper })))
     }
 
     /// Whether this is `*`.
     pub fn is_any(&self) -> bool {
-        matches!(self.0, Req::Any)
+        matches!(*self.0, Req::Any)
     }
 
     /// The version, if this is an exact requirement.
     pub fn as_exact(&self) -> Option<&ReleaseVersion> {
-        match &self.0 {
+        match &*self.0 {
             Req::Exact(v) => Some(v),
             _ => None,
         }
@@ -86,7 +90,7 @@ impl VersionRequirement {
 
     /// The lower bound (`Included(v)` for an exact `v`, `Unbounded` for `*`).
     pub fn lower(&self) -> Bound<&ReleaseVersion> {
-        match &self.0 {
+        match &*self.0 {
             Req::Any => Bound::Unbounded,
             Req::Exact(v) => Bound::Included(v),
             Req::Interval { lower, .. } => lower.as_ref(),
@@ -95,7 +99,7 @@ impl VersionRequirement {
 
     /// The upper bound (`Included(v)` for an exact `v`, `Unbounded` for `*`).
     pub fn upper(&self) -> Bound<&ReleaseVersion> {
-        match &self.0 {
+        match &*self.0 {
             Req::Any => Bound::Unbounded,
             Req::Exact(v) => Bound::Included(v),
             Req::Interval { upper, .. } => upper.as_ref(),
@@ -195,7 +199,7 @@ impl FromStr for VersionRequirement {
 
 impl fmt::Display for VersionRequirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
+        match &*self.0 {
             Req::Any => f.write_str("*"),
             Req::Exact(v) => write!(f, "{v}"),
             Req::Interval { lower, upper } => {
