@@ -149,25 +149,18 @@ pub fn load_with(
         .files
         .chunk_by(|a, b| a.coordinate == b.coordinate)
         .collect();
+    // The artifacts are cut into a few runs per worker, each parsed with one
+    // interner, so a dependency target, license or requirement is validated
+    // and allocated once per run, not once per file. (Rayon's `map_init`
+    // would call its init at every work split, thousands of times a load.)
+    let runs = rayon::current_num_threads().max(1) * 4;
+    let run_len = groups.len().div_ceil(runs).max(1);
     let parsed: Vec<(Vec<JournalRevision>, Option<JournalError>)> = groups
-        .par_iter()
-        // One interner per worker for the whole load: a dependency target or
-        // license is validated and allocated once per worker, not once per file.
-        .map_init(Interner::default, |interner, files| {
-            let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
-            for file in *files {
-                match read::read_revision(fs, file, interner) {
-                    Ok(revision) => {
-                        let revision = match revisions.last() {
-                            Some(previous) => revision.sharing_releases_with(previous),
-                            None => revision,
-                        };
-                        revisions.push(revision);
-                    }
-                    Err(error) => return (revisions, Some(error)),
-                }
-            }
-            (revisions, None)
+        .par_chunks(run_len)
+        .flat_map_iter(|run| {
+            run.iter().scan(Interner::default(), |interner, files| {
+                Some(parse_artifact(fs, files, interner))
+            })
         })
         .collect();
     let mut state = ChainState::new();
@@ -185,6 +178,29 @@ pub fn load_with(
         Some(error) => Err(error),
         None => Ok(state),
     }
+}
+
+/// Parses one artifact's files in order, each sharing the release values it
+/// keeps with the one before; stops at the first error.
+fn parse_artifact(
+    fs: &dyn FileSystem,
+    files: &[layout::RevisionFile],
+    interner: &mut Interner,
+) -> (Vec<JournalRevision>, Option<JournalError>) {
+    let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
+    for file in files {
+        match read::read_revision(fs, file, interner) {
+            Ok(revision) => {
+                let revision = match revisions.last() {
+                    Some(previous) => revision.sharing_releases_with(previous),
+                    None => revision,
+                };
+                revisions.push(revision);
+            }
+            Err(error) => return (revisions, Some(error)),
+        }
+    }
+    (revisions, None)
 }
 
 /// Re-reads the root against `state`: unchanged files (same digest) are counted
