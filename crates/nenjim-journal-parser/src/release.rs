@@ -16,8 +16,8 @@ use nenjim_journal_api::model::{
     ArtifactRelease, Dependency, Exclusion, Preference, ReleaseBuilder, RevisionBuilder,
 };
 use nenjim_journal_api::valuetypes::{
-    ArtifactCoordinate, ContentDigest, ContentPointer, LicenseExpression, ReleaseVersion,
-    VersionRequirement,
+    ArtifactCoordinate, ContentDigest, ContentPointer, Description, LicenseExpression,
+    ReleaseVersion, VersionRequirement,
 };
 
 use crate::lines::Line;
@@ -125,6 +125,9 @@ pub struct Interner {
     coordinates: FxMap<Box<str>, ArtifactCoordinate>,
     licenses: FxMap<Box<str>, LicenseExpression>,
     requirements: FxMap<Box<str>, VersionRequirement>,
+    /// Decoded descriptions (as keys only): "optional feature" and the like
+    /// recur on many dependency lines.
+    descriptions: FxMap<Description, ()>,
 }
 
 impl Interner {
@@ -162,6 +165,15 @@ impl Interner {
             .map_err(|e| cursor.line().relocate(e, token.start))?;
         self.requirements.insert(token.text.into(), value.clone());
         Ok((value, token))
+    }
+
+    /// One stored copy of each equal description.
+    fn description(&mut self, description: Description) -> Description {
+        if let Some((stored, ())) = self.descriptions.get_key_value(&description) {
+            return stored.clone();
+        }
+        self.descriptions.insert(description.clone(), ());
+        description
     }
 
     /// `text.parse::<LicenseExpression>()`, through the cache.
@@ -257,13 +269,14 @@ impl OpenRelease {
             Property::Description => {
                 let (description, _) = cursor.quoted("a quoted description")?;
                 cursor.finish()?;
+                let description = interner.description(description);
                 self.builder_mut(&line, keyword)?.description(description);
             }
             Property::Depends => {
                 let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let (requirement, _) = interner
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
-                let description = trailing_description(&mut cursor)?;
+                let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
                 let dependency = Dependency::new(artifact, requirement, description);
                 located(builder.push_dependency(dependency), &line, at.start)?;
@@ -282,7 +295,7 @@ impl OpenRelease {
                             .0,
                     )
                 };
-                let description = trailing_description(&mut cursor)?;
+                let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
                 let exclusion = Exclusion::new(artifact, requirement, description);
                 located(builder.push_exclusion(exclusion), &line, at.start)?;
@@ -291,7 +304,7 @@ impl OpenRelease {
                 let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let (requirement, _) = interner
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
-                let description = trailing_description(&mut cursor)?;
+                let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
                 let preference = Preference::new(artifact, requirement, description);
                 located(builder.push_preference(preference), &line, at.start)?;
@@ -389,7 +402,8 @@ impl OpenRelease {
 /// PREFERS line, then the end of the line.
 fn trailing_description(
     cursor: &mut Cursor<'_>,
-) -> Result<Option<nenjim_journal_api::valuetypes::Description>, JournalError> {
+    interner: &mut Interner,
+) -> Result<Option<Description>, JournalError> {
     if cursor.at_end() {
         return Ok(None);
     }
@@ -398,5 +412,5 @@ fn trailing_description(
     }
     let (description, _) = cursor.quoted("a quoted description")?;
     cursor.finish()?;
-    Ok(Some(description))
+    Ok(Some(interner.description(description)))
 }
