@@ -97,7 +97,7 @@ use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_parser::Interner;
+use nenjim_journal_parser::{Interner, SharedInterner};
 use rayon::prelude::*;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
@@ -155,12 +155,16 @@ pub fn load_with(
     // would call its init at every work split, thousands of times a load.)
     let runs = rayon::current_num_threads().max(1) * 4;
     let run_len = groups.len().div_ceil(runs).max(1);
+    // The runs' interners share one store, so a value first seen by two runs
+    // is still stored once.
+    let shared = SharedInterner::default();
     let parsed: Vec<(Vec<JournalRevision>, Option<JournalError>)> = groups
         .par_chunks(run_len)
         .flat_map_iter(|run| {
-            run.iter().scan(Interner::default(), |interner, files| {
-                Some(parse_artifact(fs, files, interner))
-            })
+            run.iter()
+                .scan(Interner::backed_by(&shared), |interner, files| {
+                    Some(parse_artifact(fs, files, interner))
+                })
         })
         .collect();
     let mut state = ChainState::new();

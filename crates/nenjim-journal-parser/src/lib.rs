@@ -93,7 +93,7 @@ mod tokens;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
-pub use release::Interner;
+pub use release::{Interner, SharedInterner};
 
 /// The value of the `FORMAT` line this crate reads and writes.
 pub const FORMAT: &str = header::FORMAT_VALUE;

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{
@@ -122,6 +123,13 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// and errors never depend on what was parsed before.
 #[derive(Debug, Default)]
 pub struct Interner {
+    tables: Tables,
+    shared: Option<SharedInterner>,
+}
+
+/// The interned values, by token.
+#[derive(Debug, Default)]
+struct Tables {
     coordinates: FxMap<Box<str>, ArtifactCoordinate>,
     licenses: FxMap<Box<str>, LicenseExpression>,
     requirements: FxMap<Box<str>, VersionRequirement>,
@@ -130,7 +138,53 @@ pub struct Interner {
     descriptions: FxMap<Description, ()>,
 }
 
+/// Interned values shared by several [`Interner`]s, e.g. one per worker
+/// thread of a load ([`Interner::backed_by`]): a value that an interner
+/// validates for the first time is replaced by an equal value already
+/// stored here, so equal values share one allocation across all of them.
+/// Consulted only on an interner's own misses (a lock per distinct token
+/// per interner), after the token was validated: results and errors are
+/// those of [`parse`](crate::parse). Cloning shares the same store.
+#[derive(Debug, Default, Clone)]
+pub struct SharedInterner(Arc<Mutex<Tables>>);
+
+impl SharedInterner {
+    /// The stored value for `key` in `table`, storing `value` if there is none.
+    fn canonical<V: Clone>(
+        &self,
+        table: impl FnOnce(&mut Tables) -> &mut FxMap<Box<str>, V>,
+        key: &str,
+        value: V,
+    ) -> V {
+        let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        table(&mut tables)
+            .entry(key.into())
+            .or_insert(value)
+            .clone()
+    }
+
+    /// The stored description equal to `description`, storing it if there is none.
+    fn canonical_description(&self, description: Description) -> Description {
+        let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match tables.descriptions.get_key_value(&description) {
+            Some((stored, ())) => stored.clone(),
+            None => {
+                tables.descriptions.insert(description.clone(), ());
+                description
+            }
+        }
+    }
+}
+
 impl Interner {
+    /// An empty interner whose new values are shared through `shared`.
+    pub fn backed_by(shared: &SharedInterner) -> Interner {
+        Interner {
+            tables: Tables::default(),
+            shared: Some(shared.clone()),
+        }
+    }
+
     /// `cursor.value::<ArtifactCoordinate>(expected)`, through the cache.
     fn coordinate<'a>(
         &mut self,
@@ -138,14 +192,19 @@ impl Interner {
         expected: &str,
     ) -> Result<(ArtifactCoordinate, Token<'a>), JournalError> {
         let token = cursor.token(expected)?;
-        if let Some(value) = self.coordinates.get(token.text) {
+        if let Some(value) = self.tables.coordinates.get(token.text) {
             return Ok((value.clone(), token));
         }
-        let value = token
+        let mut value = token
             .text
             .parse::<ArtifactCoordinate>()
             .map_err(|e| cursor.line().relocate(e, token.start))?;
-        self.coordinates.insert(token.text.into(), value.clone());
+        if let Some(shared) = &self.shared {
+            value = shared.canonical(|t| &mut t.coordinates, token.text, value);
+        }
+        self.tables
+            .coordinates
+            .insert(token.text.into(), value.clone());
         Ok((value, token))
     }
 
@@ -156,33 +215,45 @@ impl Interner {
         expected: &str,
     ) -> Result<(VersionRequirement, Token<'a>), JournalError> {
         let token = cursor.token(expected)?;
-        if let Some(value) = self.requirements.get(token.text) {
+        if let Some(value) = self.tables.requirements.get(token.text) {
             return Ok((value.clone(), token));
         }
-        let value = token
+        let mut value = token
             .text
             .parse::<VersionRequirement>()
             .map_err(|e| cursor.line().relocate(e, token.start))?;
-        self.requirements.insert(token.text.into(), value.clone());
+        if let Some(shared) = &self.shared {
+            value = shared.canonical(|t| &mut t.requirements, token.text, value);
+        }
+        self.tables
+            .requirements
+            .insert(token.text.into(), value.clone());
         Ok((value, token))
     }
 
     /// One stored copy of each equal description.
     fn description(&mut self, description: Description) -> Description {
-        if let Some((stored, ())) = self.descriptions.get_key_value(&description) {
+        if let Some((stored, ())) = self.tables.descriptions.get_key_value(&description) {
             return stored.clone();
         }
-        self.descriptions.insert(description.clone(), ());
+        let description = match &self.shared {
+            Some(shared) => shared.canonical_description(description),
+            None => description,
+        };
+        self.tables.descriptions.insert(description.clone(), ());
         description
     }
 
     /// `text.parse::<LicenseExpression>()`, through the cache.
     fn license(&mut self, text: &str) -> Result<LicenseExpression, JournalError> {
-        if let Some(value) = self.licenses.get(text) {
+        if let Some(value) = self.tables.licenses.get(text) {
             return Ok(value.clone());
         }
-        let value = text.parse::<LicenseExpression>()?;
-        self.licenses.insert(text.into(), value.clone());
+        let mut value = text.parse::<LicenseExpression>()?;
+        if let Some(shared) = &self.shared {
+            value = shared.canonical(|t| &mut t.licenses, text, value);
+        }
+        self.tables.licenses.insert(text.into(), value.clone());
         Ok(value)
     }
 }
