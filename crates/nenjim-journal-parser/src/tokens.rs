@@ -1,6 +1,6 @@
 //! Section 2 of the format: the tokens of a line.
 //!
-//! A [`Cursor`] walks one line's content (byte scans for spaces and words): a keyword, then tokens
+//! A [`Cursor`] walks one line's content with nom: a keyword, then tokens
 //! separated by one or more spaces, a quoted string, the rest of the line (a
 //! license), and the end (trailing spaces allowed). Each token is handed to
 //! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
@@ -12,30 +12,39 @@ use std::str::FromStr;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::Description;
+use nom::bytes::complete::{take_till1, take_while, take_while1};
+use nom::{IResult, Parser};
 
 use crate::lines::Line;
 
-// The three token scanners below are the innermost loop of the parser (every
-// token of every line goes through them), so they are plain byte scans
-// rather than nom combinators: a space is one ASCII byte, so every split
-// lands on a character boundary. They keep nom's `(rest, matched)` shape.
+// The token scanners: nom combinators over the line's bytes (the innermost
+// loop of the parser: byte predicates, no UTF-8 decoding). A space is one
+// ASCII byte, so the matched length is always a character boundary of the
+// `&str`, which is split there. They return `Option` rather than a nom error
+// the caller would discard anyway.
+
+type Scanned<'a> = IResult<&'a [u8], &'a [u8], ()>;
+
+/// Splits `input` after the `matched` bytes nom found at its start.
+fn split<'a>(input: &'a str, scanned: Scanned<'_>) -> Option<(&'a str, &'a str)> {
+    let (_, matched) = scanned.ok()?;
+    let n = matched.len();
+    Some((input.get(n..)?, input.get(..n)?))
+}
 
 /// One or more spaces; `None` when the input does not start with a space.
 fn spaces1(input: &str) -> Option<(&str, &str)> {
-    let n = input.bytes().take_while(|&b| b == b' ').count();
-    (n > 0).then(|| (&input[n..], &input[..n]))
+    split(input, take_while1(|b| b == b' ').parse(input.as_bytes()))
 }
 
 /// Zero or more spaces.
 fn spaces0(input: &str) -> (&str, &str) {
-    let n = input.bytes().take_while(|&b| b == b' ').count();
-    (&input[n..], &input[..n])
+    split(input, take_while(|b| b == b' ').parse(input.as_bytes())).unwrap_or((input, ""))
 }
 
 /// A run of anything but spaces; `None` when it would be empty.
 fn word(input: &str) -> Option<(&str, &str)> {
-    let n = input.bytes().position(|b| b == b' ').unwrap_or(input.len());
-    (n > 0).then(|| (&input[n..], &input[..n]))
+    split(input, take_till1(|b| b == b' ').parse(input.as_bytes()))
 }
 
 pub(crate) use nenjim_journal_api::error::shown;
