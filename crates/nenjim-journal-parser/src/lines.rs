@@ -2,13 +2,16 @@
 //! characters and indentation.
 //!
 //! [`Lines`] splits a text into [`Line`]s (slices of the text, never
-//! copies; `\n` found with memchr), and [`Line::classify`] decides what a line is: ignorable
+//! copies; a nom scanner over the bytes up to `\n`), and [`Line::classify`] decides what a line is: ignorable
 //! (blank or comment), top-level, or a release property (exactly two spaces
 //! of indentation). Everything that can be wrong with a line before its
 //! tokens are read is found here: a lone CR, a tab or other control
 //! character, and any other indentation.
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nom::bytes::complete::{tag, take_till};
+use nom::combinator::opt;
+use nom::{IResult, Parser};
 
 /// One line of the text, without its terminator, with its 1-based number.
 #[derive(Clone, Copy, Debug)]
@@ -134,11 +137,21 @@ impl<'a> Line<'a> {
     }
 }
 
-/// One line and its optional `\n` terminator (found with `memchr`).
+/// A line's content and its terminator, as bytes.
+type LineBytes<'a> = (&'a [u8], Option<&'a [u8]>);
+
+/// One line and its optional `\n` terminator: nom over the text's bytes (an
+/// LF is one ASCII byte, so the split is a character boundary).
 fn line(input: &str) -> (&str, (&str, Option<char>)) {
-    match input.find('\n') {
-        Some(i) => (&input[i + 1..], (&input[..i], Some('\n'))),
-        None => ("", (input, None)),
+    let scanned: IResult<&[u8], LineBytes<'_>, ()> =
+        (take_till(|b| b == b'\n'), opt(tag(&b"\n"[..]))).parse(input.as_bytes());
+    let Ok((_, (content, terminator))) = scanned else {
+        return ("", (input, None));
+    };
+    let n = content.len();
+    match (terminator, input.get(..n), input.get(n + 1..)) {
+        (Some(_), Some(raw), Some(rest)) => (rest, (raw, Some('\n'))),
+        _ => ("", (input, None)),
     }
 }
 
