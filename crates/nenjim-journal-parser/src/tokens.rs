@@ -113,24 +113,27 @@ impl<'a> Cursor<'a> {
         )
     }
 
-    /// Reads the next token: one or more spaces, then a run of non-spaces.
-    pub(crate) fn token(&mut self, expected: &str) -> Result<Token<'a>, JournalError> {
+    /// Skips the one or more spaces before the next token; returns the rest
+    /// of the line and the byte offset where the token starts.
+    fn separator(&self, expected: &str) -> Result<(&'a str, usize), JournalError> {
         if self.at_end() {
             return Err(self.missing(expected));
         }
-        let after_spaces = match spaces1(self.rest) {
-            Some((rest, _)) => rest,
-            None => {
-                return Err(self.line.syntax(
-                    self.offset(),
-                    format!(
-                        "found {} directly after the previous token, expected a space and then {expected}",
-                        shown(self.rest)
-                    ),
-                ));
-            }
+        let Some((after_spaces, _)) = spaces1(self.rest) else {
+            return Err(self.line.syntax(
+                self.offset(),
+                format!(
+                    "found {} directly after the previous token, expected a space and then {expected}",
+                    shown(self.rest)
+                ),
+            ));
         };
-        let start = self.line.text.len() - after_spaces.len();
+        Ok((after_spaces, self.line.text.len() - after_spaces.len()))
+    }
+
+    /// Reads the next token: one or more spaces, then a run of non-spaces.
+    pub(crate) fn token(&mut self, expected: &str) -> Result<Token<'a>, JournalError> {
+        let (after_spaces, start) = self.separator(expected)?;
         let (rest, text) = word(after_spaces).ok_or_else(|| self.missing(expected))?;
         self.rest = rest;
         Ok(Token { text, start })
@@ -151,22 +154,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads a quoted string (after one or more spaces) and decodes it.
     pub(crate) fn quoted(&mut self, expected: &str) -> Result<(Description, usize), JournalError> {
-        if self.at_end() {
-            return Err(self.missing(expected));
-        }
-        let after_spaces = match spaces1(self.rest) {
-            Some((rest, _)) => rest,
-            None => {
-                return Err(self.line.syntax(
-                    self.offset(),
-                    format!(
-                        "found {} directly after the previous token, expected a space and then {expected}",
-                        shown(self.rest)
-                    ),
-                ));
-            }
-        };
-        let start = self.line.text.len() - after_spaces.len();
+        let (after_spaces, start) = self.separator(expected)?;
         let (description, used) = Description::parse_quoted_prefix(after_spaces)
             .map_err(|e| self.line.relocate(e, start))?;
         self.rest = after_spaces.get(used..).unwrap_or("");
