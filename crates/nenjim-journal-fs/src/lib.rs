@@ -24,10 +24,13 @@
 //!    a symbolic link, which is never followed) or `InvalidFileName` (wrong
 //!    name: `x.journal.bak`, `2026-11-29.journal`, `Serde/`).
 //! 2. **Read and parse** each file once, artifacts in parallel (each
-//!    artifact's files in order, each sharing the release values it keeps
-//!    with the file before, so duplicates are dropped at once): over 64 MiB is
+//!    artifact's files in order, each parsed after the file before with
+//!    [`nenjim_journal_parser::parse_after`], so the release blocks it
+//!    restates byte for byte are not read again, and sharing the release
+//!    values it keeps with it, so duplicates are dropped at once): over 64 MiB is
 //!    `TooLarge` (checked from the metadata before reading), not UTF-8 is
-//!    `InvalidUtf8`; then [`nenjim_journal_parser::parse`], and the header
+//!    `InvalidUtf8`; then the parser (same results and errors as
+//!    [`nenjim_journal_parser::parse`]), and the header
 //!    is checked against the file's place (`CoordinateMismatch`,
 //!    `VersionMismatch`).
 //! 3. **Ingest** the parsed revisions with
@@ -97,7 +100,7 @@ use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_parser::{Interner, SharedInterner};
+use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 use rayon::prelude::*;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
@@ -192,14 +195,19 @@ fn parse_artifact(
     interner: &mut Interner,
 ) -> (Vec<JournalRevision>, Option<JournalError>) {
     let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
+    // The file before, with its text: a successor restates its releases,
+    // and the blocks it restates byte for byte are not read again.
+    let mut previous: Option<ParsedText> = None;
     for file in files {
-        match read::read_revision(fs, file, interner) {
-            Ok(revision) => {
+        match read::read_revision(fs, file, interner, previous.as_ref()) {
+            Ok(parsed) => {
                 let revision = match revisions.last() {
-                    Some(previous) => revision.sharing_releases_with(previous),
-                    None => revision,
+                    // Shares what equal values were written differently.
+                    Some(before) => parsed.revision().sharing_releases_with(before),
+                    None => parsed.revision().clone(),
                 };
                 revisions.push(revision);
+                previous = Some(parsed);
             }
             Err(error) => return (revisions, Some(error)),
         }

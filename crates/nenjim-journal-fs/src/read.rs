@@ -3,7 +3,7 @@
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_parser::Interner;
+use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
 use crate::file_system::FileSystem;
@@ -68,6 +68,8 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
 
 /// Parses the text (once) and checks `ARTIFACT` against the directory and
 /// `JOURNAL_VERSION` against the file name stem.
+/// Parses `text`, the content of `file`, and checks its header against the
+/// file's place.
 pub(crate) fn parse_checked(
     file: &RevisionFile,
     text: &str,
@@ -75,6 +77,13 @@ pub(crate) fn parse_checked(
 ) -> Result<JournalRevision, JournalError> {
     let revision =
         nenjim_journal_parser::parse_with(text, interner).map_err(|e| e.with_path(&file.path))?;
+    check_place(file, &revision)?;
+    Ok(revision)
+}
+
+/// The header's artifact and Journal version against the file's directory
+/// and name.
+fn check_place(file: &RevisionFile, revision: &JournalRevision) -> Result<(), JournalError> {
     if *revision.coordinate() != file.coordinate {
         return Err(JournalError::new(
             ErrorKind::CoordinateMismatch,
@@ -97,17 +106,22 @@ pub(crate) fn parse_checked(
         )
         .with_path(&file.path));
     }
-    Ok(revision)
+    Ok(())
 }
 
-/// Reads and parses one file.
+/// Reads, parses and checks `file`, reusing the unchanged release blocks of
+/// `previous`, the file before it in the same artifact.
 pub(crate) fn read_revision(
     fs: &dyn FileSystem,
     file: &RevisionFile,
     interner: &mut Interner,
-) -> Result<JournalRevision, JournalError> {
+    previous: Option<&ParsedText>,
+) -> Result<ParsedText, JournalError> {
     let text = read_text(fs, file)?;
-    parse_checked(file, &text, interner)
+    let parsed = nenjim_journal_parser::parse_after(text, interner, previous)
+        .map_err(|e| e.with_path(&file.path))?;
+    check_place(file, parsed.revision())?;
+    Ok(parsed)
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@
 //! property outside a release, an unknown keyword) is a syntax error. The
 //! first error in text order is the one returned.
 
+use std::ops::Range;
+
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::{JournalRevision, RevisionBuilder};
-use nenjim_journal_api::valuetypes::{InformationUri, RevisionDigest};
+use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionBuilder};
+use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
 use crate::header::{Header, is_header_keyword};
 use crate::lines::{LineClass, Lines};
@@ -30,22 +32,92 @@ enum Stage {
     Policy,
 }
 
+/// A previous revision of the same artifact, parsed from `text`, whose
+/// release blocks a parse may reuse.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Previous<'p> {
+    pub(crate) text: &'p str,
+    pub(crate) revision: &'p JournalRevision,
+    /// The byte range of each release block in `text`, one per release.
+    pub(crate) blocks: &'p [Range<usize>],
+}
+
+/// The reuse of a [`Previous`] during one parse: releases come in
+/// ascending order in both texts, so one forward cursor finds them.
+#[derive(Debug)]
+struct Reuse<'p> {
+    previous: Previous<'p>,
+    next: usize,
+}
+
+impl Reuse<'_> {
+    /// The previous release `version` and the length of its block, if that
+    /// block is byte-for-byte the block of `text` that starts at `start`.
+    ///
+    /// A block runs from its `RELEASE` line to the next top-level line (or
+    /// the end of the text), comment and blank lines included. Identical
+    /// bytes, read in the same artifact, give identical values: every rule
+    /// of a block looks only at the block and its artifact; the order of
+    /// releases, which looks further, is checked at the `RELEASE` line
+    /// before this is asked. The block must also end at the same place: the
+    /// bytes after it are the end of the text, or (after a `\n`) a line
+    /// that cannot continue a block (not indented, not a comment, not
+    /// blank). Anything else is read line by line, as without reuse.
+    fn find(
+        &mut self,
+        version: &ReleaseVersion,
+        text: &str,
+        start: usize,
+    ) -> Option<(ArtifactRelease, usize)> {
+        let releases = self.previous.revision.releases();
+        while releases
+            .get(self.next)
+            .is_some_and(|r| r.version() < version)
+        {
+            self.next += 1;
+        }
+        let release = releases.get(self.next).filter(|r| r.version() == version)?;
+        let block = self
+            .previous
+            .text
+            .get(self.previous.blocks.get(self.next)?.clone())?;
+        let rest = text.get(start..)?;
+        if !rest.starts_with(block) {
+            return None;
+        }
+        let ends = match rest.as_bytes().get(block.len()) {
+            None => true,
+            Some(b) => block.ends_with('\n') && !matches!(b, b' ' | b'#' | b'\r' | b'\n'),
+        };
+        ends.then(|| (release.clone(), block.len()))
+    }
+}
+
 /// Everything after the header's `DESCRIPTION`.
 #[derive(Debug)]
-struct Body<'i> {
+struct Body<'i, 'p> {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
+    /// Where the open release's block starts.
+    open_start: usize,
     interner: &'i mut Interner,
+    reuse: Option<Reuse<'p>>,
+    /// The byte range of each release block read so far.
+    blocks: Vec<Range<usize>>,
 }
 
-impl Body<'_> {
+impl Body<'_, '_> {
+    /// Reads one line, which starts at byte `start` of `text`; returns how
+    /// many bytes from there were reused and need no reading.
     fn line(
         &mut self,
         class: LineClass,
         keyword: Token<'_>,
         mut cursor: Cursor<'_>,
-    ) -> Result<(), JournalError> {
+        text: &str,
+        start: usize,
+    ) -> Result<usize, JournalError> {
         let line = cursor.line();
         let word = keyword.text;
         if class == LineClass::Property {
@@ -53,6 +125,7 @@ impl Body<'_> {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
                     open.property(&coordinate, keyword, cursor, self.interner)
+                        .map(|()| 0)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
                     keyword.start,
@@ -75,7 +148,7 @@ impl Body<'_> {
             cursor.finish()?;
             self.revision.information(uri);
             self.stage = Stage::AfterInformation;
-            return Ok(());
+            return Ok(0);
         }
         if word == "RELEASE" {
             if self.stage == Stage::Policy {
@@ -87,18 +160,31 @@ impl Body<'_> {
             self.close(
                 &format!("`{word}`"),
                 (line.number, line.column(keyword.start)),
+                start,
             )?;
-            self.open = Some(OpenRelease::open(cursor, &self.revision)?);
             self.stage = Stage::Releases;
-            return Ok(());
+            let open = OpenRelease::open(cursor, &self.revision)?;
+            if let Some((release, len)) = self
+                .reuse
+                .as_mut()
+                .and_then(|reuse| reuse.find(open.version(), text, start))
+            {
+                open.push_reused(&mut self.revision, release)?;
+                self.blocks.push(start..start + len);
+                return Ok(len);
+            }
+            self.open = Some(open);
+            self.open_start = start;
+            return Ok(0);
         }
         if is_policy_keyword(word) {
             self.close(
                 &format!("`{word}`"),
                 (line.number, line.column(keyword.start)),
+                start,
             )?;
             self.stage = Stage::Policy;
-            return statement(word, cursor, &mut self.revision);
+            return statement(word, cursor, &mut self.revision).map(|()| 0);
         }
         let expected = match self.stage {
             Stage::Policy => "`YANK`, `DEPRECATE` or `RECOMMEND`",
@@ -120,22 +206,37 @@ impl Body<'_> {
         Err(line.syntax(keyword.start, message))
     }
 
-    /// Closes the open release block, if any, at `found` located at `at`.
-    fn close(&mut self, found: &str, at: (usize, usize)) -> Result<(), JournalError> {
+    /// Closes the open release block, if any, at `found` located at `at`,
+    /// byte `end` of the text.
+    fn close(&mut self, found: &str, at: (usize, usize), end: usize) -> Result<(), JournalError> {
         match self.open.take() {
-            Some(open) => open.close(&mut self.revision, found, at),
+            Some(open) => {
+                open.close(&mut self.revision, found, at)?;
+                self.blocks.push(self.open_start..end);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
 }
 
-/// Parses and validates a whole text.
-pub(crate) fn parse(text: &str, interner: &mut Interner) -> Result<JournalRevision, JournalError> {
+/// Parses and validates a whole text, reusing the identical release blocks
+/// of `previous` if it is a revision of the same artifact; also returns the
+/// byte range of each release block.
+pub(crate) fn parse(
+    text: &str,
+    interner: &mut Interner,
+    previous: Option<Previous<'_>>,
+) -> Result<(JournalRevision, Vec<Range<usize>>), JournalError> {
     let mut lines = Lines::new(text)?;
     let mut header = Header::default();
-    let mut body: Option<Body<'_>> = None;
+    let mut body: Option<Body<'_, '_>> = None;
     let mut any = false;
-    for line in lines.by_ref() {
+    loop {
+        let start = lines.offset();
+        let Some(line) = lines.next() else {
+            break;
+        };
         let indent = match line.classify()? {
             LineClass::Ignorable => continue,
             LineClass::TopLevel => (LineClass::TopLevel, 0),
@@ -145,14 +246,26 @@ pub(crate) fn parse(text: &str, interner: &mut Interner) -> Result<JournalRevisi
         let mut cursor = Cursor::new(line, indent.1);
         let keyword = cursor.keyword();
         match body.as_mut() {
-            Some(body) => body.line(indent.0, keyword, cursor)?,
+            Some(body) => {
+                let reused = body.line(indent.0, keyword, cursor, text, start)?;
+                if reused > 0 {
+                    // The reused block's `RELEASE` line was just read.
+                    lines.skip_block(reused.saturating_sub(lines.offset() - start));
+                }
+            }
             None => {
                 if let Some(revision) = header.line(indent.0, keyword, cursor)? {
+                    let reuse = previous
+                        .filter(|p| p.revision.coordinate() == revision.coordinate())
+                        .map(|previous| Reuse { previous, next: 0 });
                     body = Some(Body {
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
+                        open_start: 0,
                         interner: &mut *interner,
+                        reuse,
+                        blocks: Vec::new(),
                     });
                 }
             }
@@ -172,6 +285,7 @@ pub(crate) fn parse(text: &str, interner: &mut Interner) -> Result<JournalRevisi
             format!("found the end of the text, expected {}", header.expected()),
         ));
     };
-    body.close("the end of the text", end)?;
-    Ok(body.revision.build(RevisionDigest::of_text(text)))
+    body.close("the end of the text", end, text.len())?;
+    let blocks = body.blocks;
+    Ok((body.revision.build(RevisionDigest::of_text(text)), blocks))
 }

@@ -92,6 +92,8 @@ mod render;
 mod semantic;
 mod tokens;
 
+use std::ops::Range;
+
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
@@ -109,7 +111,7 @@ pub const FORMAT: &str = header::FORMAT_VALUE;
 /// error in text order is returned, of kind `Syntax` or `Semantic`, with its
 /// 1-based line and column (in characters). Never panics.
 pub fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    document::parse(text, &mut Interner::default())
+    document::parse(text, &mut Interner::default(), None).map(|(revision, _)| revision)
 }
 
 /// [`parse`], sharing validated coordinates and licenses with the other
@@ -117,7 +119,89 @@ pub fn parse(text: &str) -> Result<JournalRevision, JournalError> {
 /// allocation across revisions). The result, and any error, is exactly
 /// [`parse`]'s.
 pub fn parse_with(text: &str, interner: &mut Interner) -> Result<JournalRevision, JournalError> {
-    document::parse(text, interner)
+    document::parse(text, interner, None).map(|(revision, _)| revision)
+}
+
+/// A revision parsed by [`parse_after`], kept with its text and the place of
+/// each of its release blocks, so that the next revision of the same
+/// artifact can be parsed after it.
+#[derive(Clone, Debug)]
+pub struct ParsedText {
+    text: String,
+    revision: JournalRevision,
+    /// The byte range of each release block in `text`, one per release.
+    blocks: Box<[Range<usize>]>,
+}
+
+impl ParsedText {
+    /// The revision.
+    pub fn revision(&self) -> &JournalRevision {
+        &self.revision
+    }
+
+    /// The text it was parsed from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The revision, dropping the text.
+    pub fn into_revision(self) -> JournalRevision {
+        self.revision
+    }
+}
+
+/// [`parse_with`], after `previous`: a successor restates every release of
+/// its predecessor, usually byte for byte, and those blocks need not be read
+/// again.
+///
+/// A release block (its `RELEASE` line and everything up to the next
+/// top-level line or the end of the text, comment and blank lines included)
+/// that is byte-for-byte a block of `previous`, for the same version of the
+/// same artifact and ending the same way, gets `previous`'s release values
+/// (shared, not copied) instead of being read line by line. Identical bytes
+/// in the same artifact always give identical values, and the rules that
+/// look beyond a block (release order, policy) are still checked, so the
+/// result, and any error, is exactly [`parse_with`]'s on the same text; only
+/// the work differs. `previous` may be anything, of any artifact: what does
+/// not match is simply read.
+///
+/// ```
+/// use nenjim_journal_parser::{Interner, parse_after};
+///
+/// let genesis = "FORMAT nenjim-journal/1\nARTIFACT left-pad\n\
+///     JOURNAL_VERSION 20261129T101530Z\nPREDECESSOR GENESIS\nDESCRIPTION \"pads\"\n\
+///     \nRELEASE 1.0.0\n  LICENSE MIT\n  CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 4821\n";
+/// let mut interner = Interner::default();
+/// let first = parse_after(genesis.to_owned(), &mut interner, None)?;
+/// let successor = format!(
+///     "{}RECOMMEND 1.0.0\n",
+///     genesis
+///         .replace("T101530Z", "T111530Z")
+///         .replace("GENESIS", &first.revision().digest().to_string())
+/// );
+/// let second = parse_after(successor.clone(), &mut interner, Some(&first))?;
+/// let (old, new) = (&first.revision().releases()[0], &second.revision().releases()[0]);
+/// assert!(new.shares_values_with(old));
+/// assert!(new.policy().is_recommended() && !old.policy().is_recommended());
+/// assert_eq!(second.into_revision(), nenjim_journal_parser::parse(&successor)?);
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
+pub fn parse_after(
+    text: String,
+    interner: &mut Interner,
+    previous: Option<&ParsedText>,
+) -> Result<ParsedText, JournalError> {
+    let previous = previous.map(|p| document::Previous {
+        text: &p.text,
+        revision: &p.revision,
+        blocks: &p.blocks,
+    });
+    let (revision, blocks) = document::parse(&text, interner, previous)?;
+    Ok(ParsedText {
+        text,
+        revision,
+        blocks: blocks.into_boxed_slice(),
+    })
 }
 
 /// Renders a revision in canonical form: `parse(&render(r))` has the same

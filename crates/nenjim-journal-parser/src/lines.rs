@@ -159,6 +159,9 @@ fn line(input: &str) -> (&str, (&str, Option<char>)) {
 #[derive(Clone, Debug)]
 pub(crate) struct Lines<'a> {
     rest: &'a str,
+    /// The length of the whole text, so that `len - rest.len()` is the byte
+    /// offset of the next line.
+    len: usize,
     number: usize,
     /// Where the text ends: line and character column just after its last character.
     end: (usize, usize),
@@ -176,6 +179,7 @@ impl<'a> Lines<'a> {
         }
         Ok(Lines {
             rest: text,
+            len: text.len(),
             number: 0,
             end: (1, 1),
         })
@@ -185,6 +189,31 @@ impl<'a> Lines<'a> {
     /// (valid once the iterator is exhausted).
     pub(crate) fn end(&self) -> (usize, usize) {
         self.end
+    }
+
+    /// The byte offset in the text of the line [`next`](Iterator::next)
+    /// returns (the text's length at its end).
+    pub(crate) fn offset(&self) -> usize {
+        self.len - self.rest.len()
+    }
+
+    /// Steps over the next `len` bytes without reading their lines, as if
+    /// they had been iterated: `len` ends at the end of a line (after its
+    /// `\n`, or at the end of the text). Used for a release block already
+    /// read in an identical text.
+    pub(crate) fn skip_block(&mut self, len: usize) {
+        let Some(skipped) = self.rest.get(..len) else {
+            return;
+        };
+        if skipped.ends_with('\n') {
+            self.number += skipped.bytes().filter(|&b| b == b'\n').count();
+            self.rest = self.rest.get(len..).unwrap_or_default();
+            self.end = (self.number + 1, 1);
+        } else {
+            // The text's unterminated last line: iterated, for its column.
+            let target = self.offset() + len;
+            while self.offset() < target && self.next().is_some() {}
+        }
     }
 }
 

@@ -291,6 +291,23 @@ impl OpenRelease {
         })
     }
 
+    /// The version on the `RELEASE` line.
+    pub(crate) fn version(&self) -> &ReleaseVersion {
+        &self.version
+    }
+
+    /// Adds `release`, read earlier from a byte-identical block, instead of
+    /// this block's properties.
+    pub(crate) fn push_reused(
+        self,
+        revision: &mut RevisionBuilder,
+        release: ArtifactRelease,
+    ) -> Result<(), JournalError> {
+        revision
+            .push_release(release)
+            .map_err(|e| e.at(self.line, self.column))
+    }
+
     /// Reads one property line (its keyword already read).
     pub(crate) fn property(
         &mut self,
