@@ -36,7 +36,8 @@
 //! 3. **Ingest** the parsed revisions with
 //!    [`ChainState::ingest_revision`], sequentially, artifacts in ascending
 //!    coordinate order and each artifact's files in ascending timestamp
-//!    order. Nothing is parsed twice.
+//!    order, on the calling thread while the workers parse the artifacts
+//!    after them. Nothing is parsed twice.
 //!
 //! Results and errors are deterministic: whatever the parallel step does,
 //! the error reported is the first one in ingestion order (a misplaced
@@ -102,6 +103,9 @@ use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 
@@ -143,48 +147,140 @@ pub fn load_with(
 ) -> Result<ChainState, JournalError> {
     let walk = layout::walk(fs, root, options)?;
     // One task per artifact (the walk lists each artifact's files together,
-    // in ingestion order): its files are parsed in order, each sharing the
-    // release values it keeps with the one parsed before, so a duplicate
-    // release body is dropped as soon as it is parsed instead of living until
-    // the ingestion. A task stops at its first error; ingestion below stops
-    // there too, so the files after it would never be used.
+    // in ingestion order): its files are parsed in order, each after the one
+    // before, so the release blocks it restates are not read again and a
+    // duplicate release body is dropped as soon as it is parsed. A task
+    // stops at its first error; ingestion below stops there too, so the
+    // files after it would never be used.
     let groups: Vec<&[layout::RevisionFile]> = walk
         .files
         .chunk_by(|a, b| a.coordinate == b.coordinate)
         .collect();
-    // The artifacts are cut into a few runs per worker, each parsed with one
-    // interner, so a dependency target, license or requirement is validated
-    // and allocated once per run, not once per file. (Rayon's `map_init`
-    // would call its init at every work split, thousands of times a load.)
-    let runs = rayon::current_num_threads().max(1) * 4;
-    let run_len = groups.len().div_ceil(runs).max(1);
-    // The runs' interners share one store, so a value first seen by two runs
-    // is still stored once.
-    let shared = SharedInterner::default();
-    let parsed: Vec<(Vec<JournalRevision>, Option<JournalError>)> = groups
-        .par_chunks(run_len)
-        .flat_map_iter(|run| {
-            run.iter()
-                .scan(Interner::backed_by(&shared), |interner, files| {
-                    Some(parse_artifact(fs, files, interner))
-                })
-        })
-        .collect();
-    let mut state = ChainState::new();
-    for (files, (revisions, error)) in groups.iter().zip(parsed) {
-        for (file, revision) in files.iter().zip(revisions) {
-            state
-                .ingest_revision_in_place(revision)
-                .map_err(|e| e.with_path(&file.path))?;
-        }
-        if let Some(error) = error {
-            return Err(error);
-        }
-    }
+    let state = parse_and_ingest(fs, &groups)?;
     match walk.error {
         Some(error) => Err(error),
         None => Ok(state),
     }
+}
+
+/// What one batch of artifacts parsed to: each artifact's revisions, and
+/// the error that stopped it, if any.
+type Parsed = Vec<(Vec<JournalRevision>, Option<JournalError>)>;
+
+/// Parses `groups` (one per artifact) on worker threads while this thread
+/// ingests them, in order, as they arrive.
+///
+/// Ingestion is sequential (each state is built from the last), so it runs
+/// here, overlapping the parse instead of waiting for all of it. The
+/// artifacts are cut into many small batches that the workers take in
+/// ascending order (one shared counter), so batches arrive nearly in order
+/// and few wait. Each worker parses with its own interner, backed by one
+/// store shared by the load, so a dependency target, license or requirement
+/// is validated and stored once. At the first error in ingestion order the
+/// workers are told to stop, and the error is returned, as if everything
+/// had been parsed first.
+fn parse_and_ingest(
+    fs: &dyn FileSystem,
+    groups: &[&[layout::RevisionFile]],
+) -> Result<ChainState, JournalError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(groups.len().div_ceil(BATCH))
+        .max(1);
+    let batches = groups.len().div_ceil(BATCH);
+    // (One worker per core: this thread mostly waits, ingesting a batch at a time.)
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let shared = SharedInterner::default();
+    let (sender, receiver) = mpsc::channel::<(usize, Parsed)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let (next, stop, shared) = (&next, &stop, &shared);
+            scope.spawn(move || {
+                let mut interner = Interner::backed_by(shared);
+                while !stop.load(Ordering::Relaxed) {
+                    let batch = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(artifacts) = batch_of(groups, batch) else {
+                        break;
+                    };
+                    let parsed: Parsed = artifacts
+                        .iter()
+                        .map(|files| parse_artifact(fs, files, &mut interner))
+                        .collect();
+                    if sender.send((batch, parsed)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let result = ingest_in_order(groups, batches, &receiver);
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        // Dropping the receiver ends the workers' sends; the scope joins them.
+        drop(receiver);
+        result
+    })
+}
+
+/// Artifacts per batch of [`parse_and_ingest`]: small enough that the last
+/// batches (whose ingestion cannot overlap anything) are a small part of a
+/// large load, large enough that the hand-off costs nothing.
+const BATCH: usize = 64;
+
+/// The artifacts of batch `batch`, if there is one.
+fn batch_of<'g, 'f>(
+    groups: &'g [&'f [layout::RevisionFile]],
+    batch: usize,
+) -> Option<&'g [&'f [layout::RevisionFile]]> {
+    let start = batch.checked_mul(BATCH)?;
+    groups
+        .get(start..start.saturating_add(BATCH).min(groups.len()))
+        .filter(|b| !b.is_empty())
+}
+
+/// Ingests the batches from `receiver` in batch order, holding back the
+/// ones that arrive early.
+fn ingest_in_order(
+    groups: &[&[layout::RevisionFile]],
+    batches: usize,
+    receiver: &mpsc::Receiver<(usize, Parsed)>,
+) -> Result<ChainState, JournalError> {
+    let mut state = ChainState::new();
+    let mut early: BTreeMap<usize, Parsed> = BTreeMap::new();
+    for batch in 0..batches {
+        let parsed = loop {
+            if let Some(parsed) = early.remove(&batch) {
+                break parsed;
+            }
+            match receiver.recv() {
+                Ok((b, parsed)) if b == batch => break parsed,
+                Ok((b, parsed)) => {
+                    early.insert(b, parsed);
+                }
+                Err(_) => {
+                    return Err(JournalError::new(
+                        ErrorKind::Io,
+                        "a loader worker thread stopped before parsing its files",
+                    ));
+                }
+            }
+        };
+        let artifacts = batch_of(groups, batch).unwrap_or_default();
+        for (files, (revisions, error)) in artifacts.iter().zip(parsed) {
+            for (file, revision) in files.iter().zip(revisions) {
+                state
+                    .ingest_revision_in_place(revision)
+                    .map_err(|e| e.with_path(&file.path))?;
+            }
+            if let Some(error) = error {
+                return Err(error);
+            }
+        }
+    }
+    Ok(state)
 }
 
 /// Parses one artifact's files in order, each sharing the release values it

@@ -1,0 +1,82 @@
+//! A root of many artifacts: parsed in batches on worker threads and
+//! ingested in order while they arrive. The result, and the error reported,
+//! are those of a sequential load, whatever order the batches finish in.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Root, genesis, successor, ts};
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_fs::{LoadOptions, load};
+
+/// More artifacts than several batches hold (a batch is 64 artifacts).
+const ARTIFACTS: usize = 300;
+
+fn coordinate(i: usize) -> String {
+    format!("org.example.a{i:03}")
+}
+
+/// Each artifact: a genesis and a successor that restates its release.
+fn many(root: &Root) -> Vec<(String, String, String)> {
+    (0..ARTIFACTS)
+        .map(|i| {
+            let c = coordinate(i);
+            let first = genesis(&c, &ts(1), &["1.0.0"]);
+            let second = successor(&first, &c, &ts(2), &["1.0.0", "1.1.0"]);
+            root.put(&c, &ts(1), &first);
+            root.put(&c, &ts(2), &second);
+            (c, first, second)
+        })
+        .collect()
+}
+
+#[test]
+fn a_load_in_batches_equals_sequential_ingestion() {
+    let root = Root::new();
+    let texts = many(&root);
+    let loaded = load(root.path(), LoadOptions::new()).unwrap();
+    let mut sequential = ChainState::new();
+    for (_, first, second) in &texts {
+        for text in [first, second] {
+            sequential = sequential.ingest(text).unwrap().state().clone();
+        }
+    }
+    assert_eq!(loaded.len(), sequential.len());
+    for (c, _, _) in &texts {
+        let c = c.parse().unwrap();
+        assert_eq!(loaded.revisions(&c), sequential.revisions(&c), "{c}");
+        // The successor shares the release it restates byte for byte.
+        let revisions = loaded.revisions(&c);
+        let (old, new) = (&revisions[0].releases()[0], &revisions[1].releases()[0]);
+        assert!(new.shares_values_with(old));
+    }
+}
+
+#[test]
+fn the_first_error_in_ingestion_order_is_reported_from_any_batch() {
+    // Errors in an early, a middle and a late batch: the early one wins,
+    // then (once it is fixed) the middle one.
+    let root = Root::new();
+    let texts = many(&root);
+    let broken = |i: usize| {
+        let (c, _, second) = &texts[i];
+        root.put(c, &ts(2), &second.replace("LICENSE MIT", "LICENSE mit"))
+    };
+    let late = broken(290);
+    let middle = broken(150);
+    let early = broken(70);
+    for expected in [early, middle, late] {
+        let error = load(root.path(), LoadOptions::new()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Semantic, "{error}");
+        assert_eq!(error.path(), Some(expected.as_path()), "{error}");
+        // Fixed: the next one is reported.
+        let c = expected.parent().unwrap().file_name().unwrap().to_str().unwrap();
+        let i: usize = c.trim_start_matches("org.example.a").parse().unwrap();
+        root.put(c, &ts(2), &texts[i].2);
+    }
+    assert_eq!(
+        load(root.path(), LoadOptions::new()).unwrap().len(),
+        2 * ARTIFACTS as u64
+    );
+}
