@@ -71,7 +71,13 @@ fn the_first_error_in_ingestion_order_is_reported_from_any_batch() {
         assert_eq!(error.kind(), ErrorKind::Semantic, "{error}");
         assert_eq!(error.path(), Some(expected.as_path()), "{error}");
         // Fixed: the next one is reported.
-        let c = expected.parent().unwrap().file_name().unwrap().to_str().unwrap();
+        let c = expected
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
         let i: usize = c.trim_start_matches("org.example.a").parse().unwrap();
         root.put(c, &ts(2), &texts[i].2);
     }
