@@ -59,6 +59,32 @@ proptest! {
         }
     }
 
+    /// The version is its date and time: the same instant back from
+    /// `to_datetime`, and the same order as the calendar's.
+    #[test]
+    fn journal_version_is_its_datetime(a in 0i64..253_402_300_800 - 62_135_596_800, b in 0i64..253_402_300_800 - 62_135_596_800) {
+        let datetime = |seconds: i64| {
+            let t = time::OffsetDateTime::from_unix_timestamp(seconds - 62_135_596_800).unwrap();
+            time::PrimitiveDateTime::new(t.date(), t.time())
+        };
+        let (da, db) = (datetime(a), datetime(b));
+        let (va, vb) = (
+            JournalVersion::from_datetime(da).unwrap(),
+            JournalVersion::from_datetime(db).unwrap(),
+        );
+        prop_assert_eq!(va.to_datetime(), da);
+        prop_assert_eq!(va.cmp(&vb), da.cmp(&db));
+        prop_assert_eq!(va == vb, a == b);
+        prop_assert_eq!(
+            va.to_string(),
+            format!(
+                "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+                da.year(), u8::from(da.month()), da.day(), da.hour(), da.minute(), da.second()
+            )
+        );
+        prop_assert_eq!(va.to_string().parse::<JournalVersion>().unwrap(), va);
+    }
+
     #[test]
     fn digests(bytes in any::<[u8; 32]>()) {
         round_trips(&RevisionDigest::from_bytes(bytes))?;
