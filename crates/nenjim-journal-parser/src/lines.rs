@@ -9,7 +9,9 @@
 //! character, and any other indentation.
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nom::bytes::complete::{tag, take_till};
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_until};
+use nom::combinator::rest;
 use nom::combinator::opt;
 use nom::{IResult, Parser};
 
@@ -143,8 +145,13 @@ type LineBytes<'a> = (&'a [u8], Option<&'a [u8]>);
 /// One line and its optional `\n` terminator: nom over the text's bytes (an
 /// LF is one ASCII byte, so the split is a character boundary).
 fn line(input: &str) -> (&str, (&str, Option<char>)) {
-    let scanned: IResult<&[u8], LineBytes<'_>, ()> =
-        (take_till(|b| b == b'\n'), opt(tag(&b"\n"[..]))).parse(input.as_bytes());
+    // `take_until` of a one-byte needle is nom's `memchr` (vectorized); the
+    // last line of a text without a final terminator is all that is left.
+    let scanned: IResult<&[u8], LineBytes<'_>, ()> = alt((
+        (take_until(&b"\n"[..]), opt(tag(&b"\n"[..]))),
+        (rest, opt(tag(&b"\n"[..]))),
+    ))
+    .parse(input.as_bytes());
     let Ok((_, (content, terminator))) = scanned else {
         return ("", (input, None));
     };

@@ -10,6 +10,22 @@ const PREFIX: &str = "sha256:";
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Parses `sha256:` + 64 lower-case hex digits.
+/// The value of each lower-case hex digit; 0xff for every other byte.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
 fn parse_sha256(s: &str, what: &str) -> Result<[u8; 32], JournalError> {
     let Some(hex) = s.strip_prefix(PREFIX) else {
         let shown_prefix: String = s.chars().take(PREFIX.len()).collect();
@@ -23,6 +39,21 @@ fn parse_sha256(s: &str, what: &str) -> Result<[u8; 32], JournalError> {
     };
     let mut out = [0u8; 32];
     let bytes = hex.as_bytes();
+    if let Ok(digits) = <&[u8; 64]>::try_from(bytes) {
+        // Fast path: 64 digits, decoded through a table; any byte that is not
+        // a lower-case hex digit maps to 0xff and sends the text to the
+        // checking loop below, which locates it.
+        let mut bad = 0u8;
+        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+            let (high, low) = (HEX_VALUE[usize::from(pair[0])], HEX_VALUE[usize::from(pair[1])]);
+            bad |= high | low;
+            *byte = (high << 4) | low;
+        }
+        if bad < 16 {
+            return Ok(out);
+        }
+        out = [0u8; 32];
+    }
     for (i, &b) in bytes.iter().enumerate() {
         let nibble = match b {
             b'0'..=b'9' => b - b'0',
