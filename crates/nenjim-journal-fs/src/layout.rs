@@ -27,9 +27,10 @@ pub(crate) struct RevisionFile {
     pub(crate) path: PathBuf,
     pub(crate) coordinate: ArtifactCoordinate,
     pub(crate) version: JournalVersion,
-    /// The length the listing reported, checked against the size limit
-    /// before the file is read.
-    pub(crate) len: u64,
+    /// The length, when the listing asked for the entry's metadata (it may
+    /// not: see [`FileSystem::read_dir_with_kinds`]): checked against the
+    /// size limit before the file is opened. The read checks it again.
+    pub(crate) len: Option<u64>,
 }
 
 /// The result of walking a root: every revision file up to the first
@@ -42,7 +43,10 @@ pub(crate) struct Walk {
 
 /// Checks the root itself: it exists, is a directory and can be listed.
 /// Returns its entry names, sorted.
-fn root_entries(fs: &dyn FileSystem, root: &Path) -> Result<Vec<OsString>, JournalError> {
+fn root_entries(
+    fs: &dyn FileSystem,
+    root: &Path,
+) -> Result<Vec<(OsString, Option<EntryKind>)>, JournalError> {
     let root_error = |error: io::Error, listing: bool| {
         let (kind, message) = match error.kind() {
             io::ErrorKind::NotFound => (
@@ -75,8 +79,10 @@ fn root_entries(fs: &dyn FileSystem, root: &Path) -> Result<Vec<OsString>, Journ
         )
         .with_path(root));
     }
-    let mut names = fs.read_dir(root).map_err(|e| root_error(e, true))?;
-    names.sort();
+    let mut names = fs
+        .read_dir_with_kinds(root)
+        .map_err(|e| root_error(e, true))?;
+    names.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(names)
 }
 
@@ -85,11 +91,21 @@ fn is_hidden(name: &OsString) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 
-/// The metadata of an entry below the root, never following a symbolic link.
-fn entry_kind(fs: &dyn FileSystem, path: &Path) -> Result<(EntryKind, u64), JournalError> {
-    fs.symlink_metadata(path)
-        .map(|m| (m.kind(), m.len()))
-        .map_err(|e| JournalError::io(path, "cannot inspect the entry", e))
+/// The kind (and length, if asked for) of an entry below the root, never
+/// following a symbolic link: from the listing if it told, else from its
+/// metadata.
+fn entry_kind(
+    fs: &dyn FileSystem,
+    path: &Path,
+    listed: Option<EntryKind>,
+) -> Result<(EntryKind, Option<u64>), JournalError> {
+    match listed {
+        Some(kind) => Ok((kind, None)),
+        None => fs
+            .symlink_metadata(path)
+            .map(|m| (m.kind(), Some(m.len())))
+            .map_err(|e| JournalError::io(path, "cannot inspect the entry", e)),
+    }
 }
 
 fn unexpected(path: &Path, message: String) -> JournalError {
@@ -108,12 +124,12 @@ pub(crate) fn walk(
     options: LoadOptions,
 ) -> Result<Walk, JournalError> {
     let mut walk = Walk::default();
-    for name in root_entries(fs, root)? {
+    for (name, kind) in root_entries(fs, root)? {
         if is_hidden(&name) {
             continue;
         }
         let path = root.join(&name);
-        if let Err(error) = artifact(fs, &path, &name, options, &mut walk.files) {
+        if let Err(error) = artifact(fs, &path, &name, kind, options, &mut walk.files) {
             walk.error = Some(error);
             break;
         }
@@ -126,10 +142,11 @@ fn artifact(
     fs: &dyn FileSystem,
     path: &Path,
     name: &OsString,
+    listed: Option<EntryKind>,
     options: LoadOptions,
     files: &mut Vec<RevisionFile>,
 ) -> Result<(), JournalError> {
-    match entry_kind(fs, path)?.0 {
+    match entry_kind(fs, path, listed)?.0 {
         EntryKind::Directory => {}
         EntryKind::Symlink => {
             return Err(unexpected(
@@ -166,17 +183,17 @@ fn artifact(
         )
     })?;
     let mut names = fs
-        .read_dir(path)
+        .read_dir_with_kinds(path)
         .map_err(|e| JournalError::io(path, "cannot list the artifact directory", e))?;
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
-    names.sort();
-    for name in names {
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in names {
         if is_hidden(&name) {
             continue;
         }
         let file_path = path.join(&name);
-        if let Some(file) = revision_file(fs, &file_path, &name, &coordinate, options)? {
+        if let Some(file) = revision_file(fs, &file_path, &name, kind, &coordinate, options)? {
             files.push(file);
         }
     }
@@ -189,10 +206,11 @@ fn revision_file(
     fs: &dyn FileSystem,
     path: &Path,
     name: &OsString,
+    listed: Option<EntryKind>,
     coordinate: &ArtifactCoordinate,
     options: LoadOptions,
 ) -> Result<Option<RevisionFile>, JournalError> {
-    let (kind, len) = entry_kind(fs, path)?;
+    let (kind, len) = entry_kind(fs, path, listed)?;
     match kind {
         EntryKind::File => {}
         EntryKind::Symlink => {

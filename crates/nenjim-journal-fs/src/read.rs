@@ -30,12 +30,23 @@ pub(crate) fn read_bytes(
     fs: &dyn FileSystem,
     file: &RevisionFile,
 ) -> Result<Vec<u8>, JournalError> {
-    if file.len > MAX_FILE_LEN {
-        return Err(too_large(file, file.len));
+    if let Some(len) = file.len
+        && len > MAX_FILE_LEN
+    {
+        return Err(too_large(file, len));
     }
-    let bytes = fs
-        .read(&file.path, MAX_FILE_LEN)
-        .map_err(|e| JournalError::io(&file.path, "cannot read the revision file", e))?;
+    let bytes = fs.read(&file.path, MAX_FILE_LEN).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            JournalError::new(
+                ErrorKind::TooLarge,
+                format!("found a file over the limit ({e}), expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
+            )
+            .with_path(&file.path)
+            .with_source(e)
+        } else {
+            JournalError::io(&file.path, "cannot read the revision file", e)
+        }
+    })?;
     if bytes.len() as u64 > MAX_FILE_LEN {
         return Err(too_large(file, bytes.len() as u64));
     }

@@ -99,7 +99,7 @@ fn a_file_that_grew_past_the_limit_is_read_only_up_to_the_limit() {
 }
 
 #[test]
-fn the_real_file_system_reads_at_most_limit_plus_one_bytes() {
+fn the_real_file_system_refuses_a_file_over_the_limit_before_reading_it() {
     let dir = tempfile::tempdir().unwrap();
     let artifact = dir.path().join("big");
     std::fs::create_dir(&artifact).unwrap();
@@ -108,8 +108,13 @@ fn the_real_file_system_reads_at_most_limit_plus_one_bytes() {
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_FILE_LEN + 1).unwrap();
     drop(file);
-    let bytes = RealFileSystem.read(&path, 1000).unwrap();
-    assert_eq!(bytes.len(), 1001);
+    // Its metadata says it is over the limit: refused without reading.
+    let refused = RealFileSystem.read(&path, 1000).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::FileTooLarge, "{refused}");
+    assert_eq!(
+        RealFileSystem.read(&path, MAX_FILE_LEN + 1).unwrap().len() as u64,
+        MAX_FILE_LEN + 1
+    );
     let error = nenjim_journal_fs::load(dir.path(), LoadOptions::new()).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::TooLarge, "{error}");
     assert_eq!(error.path(), Some(path.as_path()));
