@@ -38,8 +38,16 @@ enum Stage {
 pub(crate) struct Previous<'p> {
     pub(crate) text: &'p str,
     pub(crate) revision: &'p JournalRevision,
-    /// The byte range of each release block in `text`, one per release.
-    pub(crate) blocks: &'p [Range<usize>],
+    /// Where each release block is in `text`, one per release.
+    pub(crate) blocks: &'p [Block],
+}
+
+/// Where a release block is in its text: its byte range, and how many line
+/// terminators it holds (so that skipping it needs no count).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub(crate) bytes: Range<usize>,
+    pub(crate) newlines: usize,
 }
 
 /// The reuse of a [`Previous`] during one parse: releases come in
@@ -68,7 +76,7 @@ impl Reuse<'_> {
         version: &ReleaseVersion,
         text: &str,
         start: usize,
-    ) -> Option<(ArtifactRelease, usize)> {
+    ) -> Option<(ArtifactRelease, &Block)> {
         let releases = self.previous.revision.releases();
         while releases
             .get(self.next)
@@ -77,10 +85,8 @@ impl Reuse<'_> {
             self.next += 1;
         }
         let release = releases.get(self.next).filter(|r| r.version() == version)?;
-        let block = self
-            .previous
-            .text
-            .get(self.previous.blocks.get(self.next)?.clone())?;
+        let place = self.previous.blocks.get(self.next)?;
+        let block = self.previous.text.get(place.bytes.clone())?;
         let rest = text.get(start..)?;
         if !rest.starts_with(block) {
             return None;
@@ -89,7 +95,7 @@ impl Reuse<'_> {
             None => true,
             Some(b) => block.ends_with('\n') && !matches!(b, b' ' | b'#' | b'\r' | b'\n'),
         };
-        ends.then(|| (release.clone(), block.len()))
+        ends.then(|| (release.clone(), place))
     }
 }
 
@@ -99,17 +105,17 @@ struct Body<'i, 'p> {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
-    /// Where the open release's block starts.
-    open_start: usize,
+    /// Where the open release's block starts: byte and line.
+    open_start: (usize, usize),
     interner: &'i mut Interner,
     reuse: Option<Reuse<'p>>,
-    /// The byte range of each release block read so far.
-    blocks: Vec<Range<usize>>,
+    /// Where each release block read so far is.
+    blocks: Vec<Block>,
 }
 
 impl Body<'_, '_> {
-    /// Reads one line, which starts at byte `start` of `text`; returns how
-    /// many bytes from there were reused and need no reading.
+    /// Reads one line, which starts at byte `start` of `text`; returns the
+    /// block that was reused from there, which needs no reading.
     fn line(
         &mut self,
         class: LineClass,
@@ -117,7 +123,7 @@ impl Body<'_, '_> {
         mut cursor: Cursor<'_>,
         text: &str,
         start: usize,
-    ) -> Result<usize, JournalError> {
+    ) -> Result<Option<Block>, JournalError> {
         let line = cursor.line();
         let word = keyword.text;
         if class == LineClass::Property {
@@ -125,7 +131,7 @@ impl Body<'_, '_> {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
                     open.property(&coordinate, keyword, cursor, self.interner)
-                        .map(|()| 0)
+                        .map(|()| None)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
                     keyword.start,
@@ -148,7 +154,7 @@ impl Body<'_, '_> {
             cursor.finish()?;
             self.revision.information(uri);
             self.stage = Stage::AfterInformation;
-            return Ok(0);
+            return Ok(None);
         }
         if word == "RELEASE" {
             if self.stage == Stage::Policy {
@@ -157,34 +163,30 @@ impl Body<'_, '_> {
                     "found `RELEASE` after a policy statement, expected a policy statement (releases come before policy)",
                 ));
             }
-            self.close(
-                &format!("`{word}`"),
-                (line.number, line.column(keyword.start)),
-                start,
-            )?;
+            self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Releases;
             let open = OpenRelease::open(cursor, &self.revision)?;
-            if let Some((release, len)) = self
+            if let Some((release, place)) = self
                 .reuse
                 .as_mut()
                 .and_then(|reuse| reuse.find(open.version(), text, start))
             {
+                let block = Block {
+                    bytes: start..start + place.bytes.len(),
+                    newlines: place.newlines,
+                };
                 open.push_reused(&mut self.revision, release)?;
-                self.blocks.push(start..start + len);
-                return Ok(len);
+                self.blocks.push(block.clone());
+                return Ok(Some(block));
             }
             self.open = Some(open);
-            self.open_start = start;
-            return Ok(0);
+            self.open_start = (start, line.number);
+            return Ok(None);
         }
         if is_policy_keyword(word) {
-            self.close(
-                &format!("`{word}`"),
-                (line.number, line.column(keyword.start)),
-                start,
-            )?;
+            self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Policy;
-            return statement(word, cursor, &mut self.revision).map(|()| 0);
+            return statement(word, cursor, &mut self.revision).map(|()| None);
         }
         let expected = match self.stage {
             Stage::Policy => "`YANK`, `DEPRECATE` or `RECOMMEND`",
@@ -206,17 +208,31 @@ impl Body<'_, '_> {
         Err(line.syntax(keyword.start, message))
     }
 
-    /// Closes the open release block, if any, at `found` located at `at`,
-    /// byte `end` of the text.
-    fn close(&mut self, found: &str, at: (usize, usize), end: usize) -> Result<(), JournalError> {
-        match self.open.take() {
-            Some(open) => {
-                open.close(&mut self.revision, found, at)?;
-                self.blocks.push(self.open_start..end);
-                Ok(())
-            }
-            None => Ok(()),
-        }
+    /// Closes the open release block, if any, at the line that starts with
+    /// `word` (`None`: the end of the text) located at `at`, byte `end` of
+    /// the text.
+    fn close(
+        &mut self,
+        word: Option<&str>,
+        at: (usize, usize),
+        end: usize,
+    ) -> Result<(), JournalError> {
+        let Some(open) = self.open.take() else {
+            return Ok(());
+        };
+        let found = || match word {
+            Some(word) => format!("`{word}`"),
+            None => "the end of the text".to_owned(),
+        };
+        open.close(&mut self.revision, &found, at)?;
+        // The block's lines run from its `RELEASE` line to the line before
+        // `at` (the last line itself, at an unterminated end).
+        let (start, line) = self.open_start;
+        self.blocks.push(Block {
+            bytes: start..end,
+            newlines: at.0 - line,
+        });
+        Ok(())
     }
 }
 
@@ -227,7 +243,7 @@ pub(crate) fn parse(
     text: &str,
     interner: &mut Interner,
     previous: Option<Previous<'_>>,
-) -> Result<(JournalRevision, Vec<Range<usize>>), JournalError> {
+) -> Result<(JournalRevision, Vec<Block>), JournalError> {
     let mut lines = Lines::new(text)?;
     let mut header = Header::default();
     let mut body: Option<Body<'_, '_>> = None;
@@ -247,10 +263,13 @@ pub(crate) fn parse(
         let keyword = cursor.keyword();
         match body.as_mut() {
             Some(body) => {
-                let reused = body.line(indent.0, keyword, cursor, text, start)?;
-                if reused > 0 {
+                if let Some(block) = body.line(indent.0, keyword, cursor, text, start)? {
                     // The reused block's `RELEASE` line was just read.
-                    lines.skip_block(reused.saturating_sub(lines.offset() - start));
+                    let read = lines.offset() - start;
+                    lines.skip_block(
+                        block.bytes.len().saturating_sub(read),
+                        block.newlines.saturating_sub(1),
+                    );
                 }
             }
             None => {
@@ -262,7 +281,7 @@ pub(crate) fn parse(
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
-                        open_start: 0,
+                        open_start: (0, 0),
                         interner: &mut *interner,
                         reuse,
                         blocks: Vec::new(),
@@ -285,7 +304,7 @@ pub(crate) fn parse(
             format!("found the end of the text, expected {}", header.expected()),
         ));
     };
-    body.close("the end of the text", end, text.len())?;
+    body.close(None, end, text.len())?;
     let blocks = body.blocks;
     Ok((body.revision.build(RevisionDigest::of_text(text)), blocks))
 }

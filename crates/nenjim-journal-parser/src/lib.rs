@@ -92,8 +92,6 @@ mod render;
 mod semantic;
 mod tokens;
 
-use std::ops::Range;
-
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
@@ -129,8 +127,8 @@ pub fn parse_with(text: &str, interner: &mut Interner) -> Result<JournalRevision
 pub struct ParsedText {
     text: String,
     revision: JournalRevision,
-    /// The byte range of each release block in `text`, one per release.
-    blocks: Box<[Range<usize>]>,
+    /// Where each release block is in `text`, one per release.
+    blocks: Box<[document::Block]>,
 }
 
 impl ParsedText {

@@ -11,8 +11,8 @@
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_until};
-use nom::combinator::rest;
 use nom::combinator::opt;
+use nom::combinator::rest;
 use nom::{IResult, Parser};
 
 /// One line of the text, without its terminator, with its 1-based number.
@@ -204,16 +204,17 @@ impl<'a> Lines<'a> {
         self.len - self.rest.len()
     }
 
-    /// Steps over the next `len` bytes without reading their lines, as if
-    /// they had been iterated: `len` ends at the end of a line (after its
-    /// `\n`, or at the end of the text). Used for a release block already
-    /// read in an identical text.
-    pub(crate) fn skip_block(&mut self, len: usize) {
+    /// Steps over the next `len` bytes, which hold `newlines` line
+    /// terminators, without reading their lines, as if they had been
+    /// iterated: `len` ends at the end of a line (after its `\n`, or at the
+    /// end of the text). Used for a release block already read in an
+    /// identical text.
+    pub(crate) fn skip_block(&mut self, len: usize, newlines: usize) {
         let Some(skipped) = self.rest.get(..len) else {
             return;
         };
         if skipped.ends_with('\n') {
-            self.number += skipped.bytes().filter(|&b| b == b'\n').count();
+            self.number += newlines;
             self.rest = self.rest.get(len..).unwrap_or_default();
             self.end = (self.number + 1, 1);
         } else {

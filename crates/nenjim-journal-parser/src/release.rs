@@ -457,12 +457,13 @@ impl OpenRelease {
         }
     }
 
-    /// Closes the block at `found` (a top-level line or the end of the text,
-    /// located at `at`) and adds the release to `revision`.
+    /// Closes the block at what `found` says (a top-level line or the end of
+    /// the text, located at `at`; said only in an error) and adds the
+    /// release to `revision`.
     pub(crate) fn close(
         self,
         revision: &mut RevisionBuilder,
-        found: &str,
+        found: &dyn Fn() -> String,
         at: (usize, usize),
     ) -> Result<(), JournalError> {
         let Some(builder) = self.builder else {
@@ -475,7 +476,8 @@ impl OpenRelease {
                 at.0,
                 at.1,
                 format!(
-                    "found {found}, expected {missing} in release {} (required)",
+                    "found {}, expected {missing} in release {} (required)",
+                    found(),
                     self.version
                 ),
             ));

@@ -110,7 +110,11 @@ fn the_real_file_system_refuses_a_file_over_the_limit_before_reading_it() {
     drop(file);
     // Its metadata says it is over the limit: refused without reading.
     let refused = RealFileSystem.read(&path, 1000).unwrap_err();
-    assert_eq!(refused.kind(), std::io::ErrorKind::FileTooLarge, "{refused}");
+    assert_eq!(
+        refused.kind(),
+        std::io::ErrorKind::FileTooLarge,
+        "{refused}"
+    );
     assert_eq!(
         RealFileSystem.read(&path, MAX_FILE_LEN + 1).unwrap().len() as u64,
         MAX_FILE_LEN + 1

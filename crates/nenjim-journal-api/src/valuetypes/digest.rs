@@ -45,7 +45,10 @@ fn parse_sha256(s: &str, what: &str) -> Result<[u8; 32], JournalError> {
         // checking loop below, which locates it.
         let mut bad = 0u8;
         for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
-            let (high, low) = (HEX_VALUE[usize::from(pair[0])], HEX_VALUE[usize::from(pair[1])]);
+            let (high, low) = (
+                HEX_VALUE[usize::from(pair[0])],
+                HEX_VALUE[usize::from(pair[1])],
+            );
             bad |= high | low;
             *byte = (high << 4) | low;
         }
