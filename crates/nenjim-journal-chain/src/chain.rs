@@ -6,7 +6,7 @@
 //! middle: every node but those on the right edge is full. Each node keeps
 //! the Journal versions of its entries (a leaf) or the first version of each
 //! child (a branch) in one contiguous slice, so an exact or an as-of lookup
-//! is one descent from the root with a binary search of at most
+//! is one descent from the root with a search (four-way, then binary) of at most
 //! [`WIDTH`] versions per level, reading no revision until the one it
 //! returns: O(log n) with a small constant and no allocation.
 //!
@@ -20,7 +20,14 @@ use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::JournalVersion;
 
 /// Entries per node.
-const WIDTH: usize = 128;
+///
+/// 512: a chain of 100 000 revisions is two levels, not three (P5's
+/// `revision_as_of` on it: about 40 ns at 128, 37.5 ns at 512, against 20
+/// ns on a chain of one).
+/// Leaves grow on demand, so a short chain does not pay for the width; a
+/// path copy (an append to a chain a snapshot still shares) copies at most
+/// one 512-entry leaf. The unit tests use 16, to build deep trees quickly.
+const WIDTH: usize = if cfg!(test) { 16 } else { 512 };
 
 type Key = JournalVersion;
 
@@ -117,6 +124,54 @@ impl Node {
     }
 }
 
+/// How many of the strictly ascending `keys` are at or before `version`
+/// (where `partition_point` would stop), by a search with branches.
+///
+/// Not `partition_point`: std's search is branchless, so every step's load
+/// waits for the previous comparison. With branches the processor runs
+/// ahead on its prediction, which for repeated or nearby lookups is right;
+/// four-way steps (three independent loads each) halve the steps. P5's
+/// `revision_as_of` on 100 000 revisions: 70 ns with `partition_point`,
+/// 102 ns with a count of the keys (x86-64's baseline cannot vectorize
+/// 64-bit comparisons), 40 ns binary with branches, 37.5 ns four-way.
+fn count_at_or_before(keys: &[Key], version: Key) -> usize {
+    let (mut low, mut high) = (0, keys.len());
+    // Four-way steps while the range is wide: three independent loads and
+    // comparisons per step, half as many steps.
+    while high - low > 8 {
+        let quarter = (high - low) / 4;
+        let (a, b, c) = (low + quarter, low + 2 * quarter, low + 3 * quarter);
+        let (Some(ka), Some(kb), Some(kc)) = (keys.get(a), keys.get(b), keys.get(c)) else {
+            break;
+        };
+        if *kb <= version {
+            if *kc <= version {
+                low = c + 1;
+            } else {
+                low = b + 1;
+                high = c;
+            }
+        } else if *ka <= version {
+            low = a + 1;
+            high = b;
+        } else {
+            high = a;
+        }
+    }
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let Some(key) = keys.get(middle) else {
+            break;
+        };
+        if *key <= version {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
 impl Chain {
     /// A chain of one revision.
     pub(crate) fn new(revision: JournalRevision) -> Chain {
@@ -167,11 +222,11 @@ impl Chain {
         loop {
             match node {
                 Node::Branch(branch) => {
-                    let i = branch.firsts.partition_point(|v| *v <= version);
+                    let i = count_at_or_before(&branch.firsts, version);
                     node = branch.children.get(i.checked_sub(1)?)?;
                 }
                 Node::Leaf(leaf) => {
-                    let i = leaf.versions.partition_point(|v| *v <= version);
+                    let i = count_at_or_before(&leaf.versions, version);
                     return leaf.revisions.get(i.checked_sub(1)?);
                 }
             }
@@ -227,6 +282,22 @@ mod tests {
             Description::new("x").unwrap(),
         )
         .build(RevisionDigest::of_text(&day.to_string()))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_count_is_partition_point(
+            mut days in proptest::collection::btree_set(0u32..5_000, 0..300),
+            probe in 0u32..5_100,
+        ) {
+            days.insert(0);
+            let keys: Vec<Key> = days.iter().map(|&d| key(version(d))).collect();
+            let probe = key(version(probe));
+            proptest::prop_assert_eq!(
+                count_at_or_before(&keys, probe),
+                keys.partition_point(|k| *k <= probe)
+            );
+        }
     }
 
     #[test]
