@@ -226,10 +226,37 @@ struct ReleaseBody {
 ///
 /// Cheap to clone: the values are shared (`Arc`), and a successor revision
 /// shares the values of every release it keeps unchanged.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct ArtifactRelease {
     body: Arc<ReleaseBody>,
-    policy: ReleasePolicy,
+    /// `None` for the empty policy context (not yanked, not deprecated, not
+    /// recommended), which most releases have: a release is two pointers.
+    /// Never `Some` of the empty context, so that the derived comparisons
+    /// below would agree with comparing [`ArtifactRelease::policy`].
+    policy: Option<Arc<ReleasePolicy>>,
+}
+
+/// The empty policy context that [`ArtifactRelease::policy`] returns for a
+/// release without one.
+static NO_POLICY: ReleasePolicy = ReleasePolicy {
+    yanked: None,
+    deprecated: None,
+    recommended: false,
+};
+
+impl PartialEq for ArtifactRelease {
+    fn eq(&self, other: &ArtifactRelease) -> bool {
+        self.body == other.body && self.policy() == other.policy()
+    }
+}
+
+impl Eq for ArtifactRelease {}
+
+impl std::hash::Hash for ArtifactRelease {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.body.hash(state);
+        self.policy().hash(state);
+    }
 }
 
 impl ArtifactRelease {
@@ -291,7 +318,7 @@ impl ArtifactRelease {
     }
     /// The release's policy context in the revision it was taken from.
     pub fn policy(&self) -> &ReleasePolicy {
-        &self.policy
+        self.policy.as_deref().unwrap_or(&NO_POLICY)
     }
 
     /// Whether `other` has the same values (coordinate, version, license,
@@ -318,7 +345,9 @@ impl ArtifactRelease {
         Arc::ptr_eq(&self.body, &other.body)
     }
 
-    fn with_policy(&self, policy: ReleasePolicy) -> ArtifactRelease {
+    /// This release's values with `policy` (`None`: the empty context).
+    fn with_policy(&self, policy: Option<Arc<ReleasePolicy>>) -> ArtifactRelease {
+        debug_assert!(policy.as_deref() != Some(&NO_POLICY));
         ArtifactRelease {
             body: Arc::clone(&self.body),
             policy,
@@ -352,7 +381,7 @@ impl fmt::Debug for ArtifactRelease {
             .field("dependencies", &self.body.dependencies)
             .field("exclusions", &self.body.exclusions)
             .field("preferences", &self.body.preferences)
-            .field("policy", &self.policy)
+            .field("policy", self.policy())
             .finish()
     }
 }
@@ -524,7 +553,7 @@ impl ReleaseBuilder {
         body.preferences = self.preferences.items.into_boxed_slice();
         ArtifactRelease {
             body: Arc::new(body),
-            policy: ReleasePolicy::default(),
+            policy: None,
         }
     }
 }
@@ -870,16 +899,29 @@ impl RevisionBuilder {
 
     /// The finished revision, identified by the digest of the text it came from.
     pub fn build(self, digest: RevisionDigest) -> JournalRevision {
+        // Releases matched by one statement are contiguous, so consecutive
+        // equal contexts share one allocation; the empty one needs none.
+        let mut previous: Option<Arc<ReleasePolicy>> = None;
         let releases: Box<[ArtifactRelease]> = self
             .releases
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                r.with_policy(ReleasePolicy {
+                let policy = ReleasePolicy {
                     yanked: self.yanked[i].clone(),
                     deprecated: self.deprecated[i].clone(),
                     recommended: self.recommended == Some(i),
-                })
+                };
+                let shared = if policy == NO_POLICY {
+                    None
+                } else if let Some(p) = previous.as_ref().filter(|p| ***p == policy) {
+                    Some(Arc::clone(p))
+                } else {
+                    let p = Arc::new(policy);
+                    previous = Some(Arc::clone(&p));
+                    Some(p)
+                };
+                r.with_policy(shared)
             })
             .collect();
         JournalRevision(Arc::new(RevisionInner {
@@ -961,5 +1003,140 @@ pub trait RevisionCursor: Send {
 impl fmt::Debug for dyn RevisionCursor + '_ {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("RevisionCursor")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+    use super::*;
+    use crate::valuetypes::{ContentDigest, ContentPointer};
+
+    fn release(coordinate: &ArtifactCoordinate, version: &str) -> ArtifactRelease {
+        ArtifactRelease::builder(
+            coordinate.clone(),
+            version.parse().unwrap(),
+            "MIT".parse().unwrap(),
+            ContentPointer::new(ContentDigest::of_bytes(version.as_bytes()), 1),
+        )
+        .build()
+    }
+
+    fn revision(policy: &[&str]) -> JournalRevision {
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        let mut builder = JournalRevision::builder(
+            coordinate.clone(),
+            "20261129T101530Z".parse().unwrap(),
+            None,
+            Description::new("pads").unwrap(),
+        );
+        for v in ["1.0.0", "1.0.1", "1.1.0", "2.0.0", "3.0.0"] {
+            builder.push_release(release(&coordinate, v)).unwrap();
+        }
+        for line in policy {
+            let (keyword, rest) = line.split_once(' ').unwrap();
+            let statement = match keyword {
+                "YANK" | "DEPRECATE" => {
+                    let (requirement, reason) = rest.split_once(' ').unwrap();
+                    let requirement = requirement.parse().unwrap();
+                    let reason = Description::new(reason).unwrap();
+                    if keyword == "YANK" {
+                        PolicyStatement::Yank {
+                            requirement,
+                            reason,
+                        }
+                    } else {
+                        PolicyStatement::Deprecate {
+                            requirement,
+                            reason,
+                        }
+                    }
+                }
+                _ => PolicyStatement::Recommend {
+                    version: rest.parse().unwrap(),
+                },
+            };
+            builder.push_policy(statement).unwrap();
+        }
+        builder.build(RevisionDigest::of_text(&policy.join("\n")))
+    }
+
+    fn hash_of(value: &impl std::hash::Hash) -> u64 {
+        use std::hash::{BuildHasher, RandomState};
+        thread_local!(static STATE: RandomState = RandomState::new());
+        STATE.with(|s| s.hash_one(value))
+    }
+
+    #[test]
+    fn releases_with_and_without_policy_report_their_context() {
+        let r = revision(&[
+            "YANK [1.0.0,1.1.0) broken",
+            "DEPRECATE [1.0.1,2.0.0] old",
+            "RECOMMEND 3.0.0",
+        ]);
+        let policy: Vec<(Option<&str>, Option<&str>, bool)> = r
+            .releases()
+            .iter()
+            .map(|r| {
+                let p = r.policy();
+                (
+                    p.yanked().map(Description::as_str),
+                    p.deprecated().map(Description::as_str),
+                    p.is_recommended(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            policy,
+            [
+                (Some("broken"), None, false),
+                (Some("broken"), Some("old"), false),
+                (None, Some("old"), false),
+                (None, Some("old"), false),
+                (None, None, true),
+            ]
+        );
+        // No policy at all: every release reports the empty context.
+        let plain = revision(&[]);
+        for release in plain.releases() {
+            assert_eq!(*release.policy(), ReleasePolicy::default());
+            assert!(release.policy.is_none());
+        }
+        // A freshly built release has the empty context too.
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        assert_eq!(
+            *release(&coordinate, "1.0.0").policy(),
+            ReleasePolicy::default()
+        );
+    }
+
+    #[test]
+    fn equal_policy_contexts_share_one_allocation_and_compare_by_value() {
+        let r = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+        let [a, b, c, d, _] = r.releases() else {
+            panic!("five releases expected");
+        };
+        let (Some(pa), Some(pb), Some(pc)) = (&a.policy, &b.policy, &c.policy) else {
+            panic!("deprecated releases carry a policy context");
+        };
+        assert!(Arc::ptr_eq(pa, pb) && Arc::ptr_eq(pb, pc));
+        assert!(d.policy.is_none());
+
+        // Equality and hashing follow the values, not the allocations.
+        let again = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+        assert_eq!(r.releases(), again.releases());
+        for (x, y) in r.releases().iter().zip(again.releases()) {
+            assert_eq!(hash_of(x), hash_of(y));
+        }
+        let other = revision(&["DEPRECATE [1.0.0,1.1.0] older"]);
+        assert_ne!(r.releases()[0], other.releases()[0]);
+        assert!(r.releases()[0].same_values(&other.releases()[0]));
+        assert_eq!(r.releases()[4], other.releases()[4]);
+    }
+
+    #[test]
+    fn a_release_is_two_pointers() {
+        assert!(std::mem::size_of::<ArtifactRelease>() <= 16);
     }
 }
