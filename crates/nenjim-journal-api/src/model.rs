@@ -183,6 +183,27 @@ pub enum PolicyStatement {
     },
 }
 
+impl PolicyStatement {
+    /// The reason of a YANK or DEPRECATE.
+    fn reason(&self) -> Option<&Description> {
+        match self {
+            PolicyStatement::Yank { reason, .. } | PolicyStatement::Deprecate { reason, .. } => {
+                Some(reason)
+            }
+            PolicyStatement::Recommend { .. } => None,
+        }
+    }
+
+    /// The requirement of a YANK or DEPRECATE.
+    fn requirement(&self) -> Option<&VersionRequirement> {
+        match self {
+            PolicyStatement::Yank { requirement, .. }
+            | PolicyStatement::Deprecate { requirement, .. } => Some(requirement),
+            PolicyStatement::Recommend { .. } => None,
+        }
+    }
+}
+
 /// The policy context of a release in one revision: yanked or not,
 /// deprecated or not (each with its reason), recommended or not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -208,7 +229,7 @@ impl ReleasePolicy {
 }
 
 /// The immutable part of a release, shared between revisions.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ReleaseBody {
     coordinate: ArtifactCoordinate,
     version: ReleaseVersion,
@@ -571,6 +592,127 @@ struct RevisionInner {
     sequence: u64,
 }
 
+impl RevisionInner {
+    /// Replaces values equal to one of `older`'s by `older`'s copy (see
+    /// [`JournalRevision::sharing_releases_with`]).
+    fn share_with(&mut self, older: &RevisionInner) {
+        share(&mut self.coordinate, Some(&older.coordinate));
+        share(&mut self.description, Some(&older.description));
+        if let Some(information) = &mut self.information {
+            share(information, older.information.as_ref());
+        }
+
+        // Policy statements: an equal statement of `older` (a restated one)
+        // is taken whole, otherwise an equal requirement or reason.
+        let reasons: Vec<&Description> = older
+            .policy
+            .iter()
+            .filter_map(PolicyStatement::reason)
+            .collect();
+        let mut policy = self.policy.to_vec();
+        for statement in &mut policy {
+            if let Some(same) = older.policy.iter().find(|s| *s == statement) {
+                *statement = same.clone();
+                continue;
+            }
+            if let PolicyStatement::Yank {
+                requirement,
+                reason,
+            }
+            | PolicyStatement::Deprecate {
+                requirement,
+                reason,
+            } = statement
+            {
+                let requirements = older.policy.iter().filter_map(PolicyStatement::requirement);
+                share_from(requirement, requirements);
+                share_from(reason, reasons.iter().copied());
+            }
+        }
+        self.policy = policy.into_boxed_slice();
+
+        // The releases' policy contexts: an equal context of `older`, or one
+        // rebuilt on the (now shared) reasons of this revision's statements.
+        let reasons: Vec<&Description> = self
+            .policy
+            .iter()
+            .filter_map(PolicyStatement::reason)
+            .collect();
+        let mut contexts: Vec<&Arc<ReleasePolicy>> = Vec::new();
+        for release in older.releases.iter() {
+            if let Some(p) = &release.policy
+                && !contexts.iter().any(|c| Arc::ptr_eq(c, p))
+            {
+                contexts.push(p);
+            }
+        }
+        let mut rebuilt: Vec<(Arc<ReleasePolicy>, Arc<ReleasePolicy>)> = Vec::new();
+        for release in self.releases.iter_mut() {
+            let Some(policy) = &mut release.policy else {
+                continue;
+            };
+            if let Some(same) = contexts.iter().find(|c| ***c == *policy) {
+                *policy = Arc::clone(same);
+            } else if let Some((_, new)) = rebuilt.iter().find(|(old, _)| Arc::ptr_eq(old, policy))
+            {
+                *policy = Arc::clone(new);
+            } else {
+                let mut context = ReleasePolicy::clone(policy);
+                for reason in [&mut context.yanked, &mut context.deprecated]
+                    .into_iter()
+                    .flatten()
+                {
+                    share_from(reason, reasons.iter().copied());
+                }
+                let new = Arc::new(context);
+                rebuilt.push((Arc::clone(policy), Arc::clone(&new)));
+                *policy = new;
+            }
+        }
+
+        // The release bodies: an equal body of `older`, or this revision's
+        // own body on the shared coordinate.
+        for release in self.releases.iter_mut() {
+            match older
+                .releases
+                .binary_search_by(|r| r.version().cmp(release.version()))
+                .ok()
+                .and_then(|i| older.releases.get(i))
+            {
+                Some(old) if Arc::ptr_eq(&old.body, &release.body) => {}
+                Some(old) if *old.body == *release.body => {
+                    release.body = Arc::clone(&old.body);
+                }
+                _ if !release.body.coordinate.shares_text_with(&self.coordinate)
+                    && release.body.coordinate == self.coordinate =>
+                {
+                    let mut body = ReleaseBody::clone(&release.body);
+                    body.coordinate = self.coordinate.clone();
+                    release.body = Arc::new(body);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Replaces `value` by `shared` when they are equal (a reference count
+/// instead of a second copy).
+fn share<T: PartialEq + Clone>(value: &mut T, shared: Option<&T>) {
+    if let Some(shared) = shared
+        && *shared == *value
+    {
+        *value = shared.clone();
+    }
+}
+
+/// Replaces `value` by the first equal item of `pool`.
+fn share_from<'a, T: PartialEq + Clone + 'a>(value: &mut T, pool: impl IntoIterator<Item = &'a T>) {
+    if let Some(shared) = pool.into_iter().find(|s| **s == *value) {
+        *value = shared.clone();
+    }
+}
+
 /// One immutable revision of an artifact's Journal: its complete worldview
 /// at one instant, identified by the SHA-256 of its exact text.
 ///
@@ -673,18 +815,17 @@ impl JournalRevision {
     /// This revision with every release whose values equal (in the same
     /// order) a release of `older` sharing `older`'s stored values, so that a
     /// chain stores each release's values once (used by ingestion).
+    ///
+    /// The header values (coordinate, description, information), the policy
+    /// statements' requirements and reasons, and the releases' policy
+    /// contexts that equal one of `older`'s share `older`'s copy too, and the
+    /// releases new in this revision refer to the shared coordinate, so that
+    /// a successor that restates its predecessor adds little more than its
+    /// new releases. Sharing never changes a value: the result is equal to
+    /// `self`.
     #[must_use]
     pub fn sharing_releases_with(&self, older: &JournalRevision) -> JournalRevision {
-        self.rebuilt(|inner| {
-            for release in inner.releases.iter_mut() {
-                if let Some(old) = older.release(release.version())
-                    && !old.shares_values_with(release)
-                    && *old.body == *release.body
-                {
-                    release.body = Arc::clone(&old.body);
-                }
-            }
-        })
+        self.rebuilt(|inner| inner.share_with(&older.0))
     }
 
     fn rebuilt(&self, change: impl FnOnce(&mut RevisionInner)) -> JournalRevision {
@@ -1138,5 +1279,136 @@ mod tests {
     #[test]
     fn a_release_is_two_pointers() {
         assert!(std::mem::size_of::<ArtifactRelease>() <= 16);
+    }
+
+    #[test]
+    fn the_lines_of_a_release_are_three_pointers() {
+        use std::mem::size_of;
+        assert!(size_of::<Dependency>() <= 24);
+        assert!(size_of::<Exclusion>() <= 24);
+        assert!(size_of::<Preference>() <= 24);
+        assert!(size_of::<ReleasePolicy>() <= 24);
+        // The shared texts are thin pointers, with a niche for `Option`.
+        assert_eq!(size_of::<Option<ArtifactCoordinate>>(), 8);
+        assert_eq!(size_of::<Option<Description>>(), 8);
+        assert_eq!(size_of::<Option<LicenseExpression>>(), 8);
+        assert_eq!(size_of::<Option<InformationUri>>(), 8);
+    }
+
+    /// A revision of `left-pad` parsed from scratch (nothing shared with
+    /// any other), with the given releases and policy.
+    fn fresh(
+        version: &str,
+        releases: &[&str],
+        policy: &[PolicyStatement],
+        description: &str,
+    ) -> JournalRevision {
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        let mut builder = JournalRevision::builder(
+            coordinate.clone(),
+            version.parse().unwrap(),
+            None,
+            Description::new(description).unwrap(),
+        );
+        builder.information("https://example.org/left-pad".parse().unwrap());
+        for v in releases {
+            let mut release = ArtifactRelease::builder(
+                "left-pad".parse().unwrap(),
+                v.parse().unwrap(),
+                "MIT".parse().unwrap(),
+                ContentPointer::new(ContentDigest::of_bytes(v.as_bytes()), 1),
+            );
+            release.description(Description::new(format!("release {v}")).unwrap());
+            release
+                .push_dependency(Dependency::new(
+                    "right-pad".parse().unwrap(),
+                    "[1.0.0,2.0.0)".parse().unwrap(),
+                    None,
+                ))
+                .unwrap();
+            builder.push_release(release.build()).unwrap();
+        }
+        for statement in policy {
+            builder.push_policy(statement.clone()).unwrap();
+        }
+        builder.build(RevisionDigest::of_text(version))
+    }
+
+    /// Whether two descriptions share one stored text.
+    fn same_text(a: &Description, b: &Description) -> bool {
+        std::ptr::eq(a.as_str(), b.as_str())
+    }
+
+    fn yank(requirement: &str, reason: &str) -> PolicyStatement {
+        PolicyStatement::Yank {
+            requirement: requirement.parse().unwrap(),
+            reason: Description::new(reason).unwrap(),
+        }
+    }
+
+    #[test]
+    fn sharing_with_the_predecessor_changes_no_value_and_shares_equal_ones() {
+        let first = fresh(
+            "20260101T000000Z",
+            &["1.0.0", "1.1.0"],
+            &[yank("1.0.0", "broken")],
+            "pads",
+        );
+        let second = fresh(
+            "20260102T000000Z",
+            &["1.0.0", "1.1.0", "2.0.0"],
+            &[
+                yank("1.0.0", "broken"),
+                PolicyStatement::Deprecate {
+                    requirement: "[1.0.0,2.0.0)".parse().unwrap(),
+                    reason: Description::new("broken").unwrap(),
+                },
+            ],
+            "pads",
+        );
+        let shared = second.sharing_releases_with(&first);
+        assert_eq!(shared, second);
+        assert!(shared.same_worldview(&second));
+
+        let (a, b) = (&*first.0, &*shared.0);
+        assert!(a.coordinate.shares_text_with(&b.coordinate));
+        assert!(same_text(&a.description, &b.description));
+        // The kept releases share their values; the new one its coordinate.
+        for (old, new) in a.releases.iter().zip(b.releases.iter()) {
+            assert!(old.shares_values_with(new));
+        }
+        let new = &b.releases[2];
+        assert!(new.coordinate().shares_text_with(&b.coordinate));
+        // A restated statement is taken whole; an equal reason is shared.
+        assert_eq!(a.policy[0], b.policy[0]);
+        let reason = |s: &PolicyStatement| s.reason().cloned().unwrap();
+        assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[0])));
+        assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[1])));
+        // The policy contexts refer to the shared reasons.
+        let context = b.releases[0].policy();
+        assert!(same_text(context.yanked().unwrap(), &reason(&a.policy[0])));
+        assert!(same_text(
+            context.deprecated().unwrap(),
+            &reason(&a.policy[0])
+        ));
+
+        // Different values stay different.
+        let third = fresh(
+            "20260103T000000Z",
+            &["1.0.0", "1.1.0", "2.0.0"],
+            &[yank("2.0.0", "withdrawn")],
+            "pads strings",
+        );
+        let shared_third = third.sharing_releases_with(&shared);
+        assert_eq!(shared_third, third);
+        assert_eq!(shared_third.description().as_str(), "pads strings");
+        assert_eq!(
+            shared_third.releases()[2]
+                .policy()
+                .yanked()
+                .map(Description::as_str),
+            Some("withdrawn")
+        );
+        assert!(shared_third.releases()[0].policy().yanked().is_none());
     }
 }
