@@ -183,6 +183,27 @@ pub enum PolicyStatement {
     },
 }
 
+impl PolicyStatement {
+    /// The reason of a YANK or DEPRECATE.
+    fn reason(&self) -> Option<&Description> {
+        match self {
+            PolicyStatement::Yank { reason, .. } | PolicyStatement::Deprecate { reason, .. } => {
+                Some(reason)
+            }
+            PolicyStatement::Recommend { .. } => None,
+        }
+    }
+
+    /// The requirement of a YANK or DEPRECATE.
+    fn requirement(&self) -> Option<&VersionRequirement> {
+        match self {
+            PolicyStatement::Yank { requirement, .. }
+            | PolicyStatement::Deprecate { requirement, .. } => Some(requirement),
+            PolicyStatement::Recommend { .. } => None,
+        }
+    }
+}
+
 /// The policy context of a release in one revision: yanked or not,
 /// deprecated or not (each with its reason), recommended or not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -208,7 +229,7 @@ impl ReleasePolicy {
 }
 
 /// The immutable part of a release, shared between revisions.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ReleaseBody {
     coordinate: ArtifactCoordinate,
     version: ReleaseVersion,
@@ -226,10 +247,37 @@ struct ReleaseBody {
 ///
 /// Cheap to clone: the values are shared (`Arc`), and a successor revision
 /// shares the values of every release it keeps unchanged.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct ArtifactRelease {
     body: Arc<ReleaseBody>,
-    policy: ReleasePolicy,
+    /// `None` for the empty policy context (not yanked, not deprecated, not
+    /// recommended), which most releases have: a release is two pointers.
+    /// Never `Some` of the empty context, so that the derived comparisons
+    /// below would agree with comparing [`ArtifactRelease::policy`].
+    policy: Option<Arc<ReleasePolicy>>,
+}
+
+/// The empty policy context that [`ArtifactRelease::policy`] returns for a
+/// release without one.
+static NO_POLICY: ReleasePolicy = ReleasePolicy {
+    yanked: None,
+    deprecated: None,
+    recommended: false,
+};
+
+impl PartialEq for ArtifactRelease {
+    fn eq(&self, other: &ArtifactRelease) -> bool {
+        self.body == other.body && self.policy() == other.policy()
+    }
+}
+
+impl Eq for ArtifactRelease {}
+
+impl std::hash::Hash for ArtifactRelease {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.body.hash(state);
+        self.policy().hash(state);
+    }
 }
 
 impl ArtifactRelease {
@@ -291,7 +339,7 @@ impl ArtifactRelease {
     }
     /// The release's policy context in the revision it was taken from.
     pub fn policy(&self) -> &ReleasePolicy {
-        &self.policy
+        self.policy.as_deref().unwrap_or(&NO_POLICY)
     }
 
     /// Whether `other` has the same values (coordinate, version, license,
@@ -318,7 +366,9 @@ impl ArtifactRelease {
         Arc::ptr_eq(&self.body, &other.body)
     }
 
-    fn with_policy(&self, policy: ReleasePolicy) -> ArtifactRelease {
+    /// This release's values with `policy` (`None`: the empty context).
+    fn with_policy(&self, policy: Option<Arc<ReleasePolicy>>) -> ArtifactRelease {
+        debug_assert!(policy.as_deref() != Some(&NO_POLICY));
         ArtifactRelease {
             body: Arc::clone(&self.body),
             policy,
@@ -352,7 +402,7 @@ impl fmt::Debug for ArtifactRelease {
             .field("dependencies", &self.body.dependencies)
             .field("exclusions", &self.body.exclusions)
             .field("preferences", &self.body.preferences)
-            .field("policy", &self.policy)
+            .field("policy", self.policy())
             .finish()
     }
 }
@@ -524,7 +574,7 @@ impl ReleaseBuilder {
         body.preferences = self.preferences.items.into_boxed_slice();
         ArtifactRelease {
             body: Arc::new(body),
-            policy: ReleasePolicy::default(),
+            policy: None,
         }
     }
 }
@@ -540,6 +590,127 @@ struct RevisionInner {
     releases: Box<[ArtifactRelease]>,
     policy: Box<[PolicyStatement]>,
     sequence: u64,
+}
+
+impl RevisionInner {
+    /// Replaces values equal to one of `older`'s by `older`'s copy (see
+    /// [`JournalRevision::sharing_releases_with`]).
+    fn share_with(&mut self, older: &RevisionInner) {
+        share(&mut self.coordinate, Some(&older.coordinate));
+        share(&mut self.description, Some(&older.description));
+        if let Some(information) = &mut self.information {
+            share(information, older.information.as_ref());
+        }
+
+        // Policy statements: an equal statement of `older` (a restated one)
+        // is taken whole, otherwise an equal requirement or reason.
+        let reasons: Vec<&Description> = older
+            .policy
+            .iter()
+            .filter_map(PolicyStatement::reason)
+            .collect();
+        let mut policy = self.policy.to_vec();
+        for statement in &mut policy {
+            if let Some(same) = older.policy.iter().find(|s| *s == statement) {
+                *statement = same.clone();
+                continue;
+            }
+            if let PolicyStatement::Yank {
+                requirement,
+                reason,
+            }
+            | PolicyStatement::Deprecate {
+                requirement,
+                reason,
+            } = statement
+            {
+                let requirements = older.policy.iter().filter_map(PolicyStatement::requirement);
+                share_from(requirement, requirements);
+                share_from(reason, reasons.iter().copied());
+            }
+        }
+        self.policy = policy.into_boxed_slice();
+
+        // The releases' policy contexts: an equal context of `older`, or one
+        // rebuilt on the (now shared) reasons of this revision's statements.
+        let reasons: Vec<&Description> = self
+            .policy
+            .iter()
+            .filter_map(PolicyStatement::reason)
+            .collect();
+        let mut contexts: Vec<&Arc<ReleasePolicy>> = Vec::new();
+        for release in older.releases.iter() {
+            if let Some(p) = &release.policy
+                && !contexts.iter().any(|c| Arc::ptr_eq(c, p))
+            {
+                contexts.push(p);
+            }
+        }
+        let mut rebuilt: Vec<(Arc<ReleasePolicy>, Arc<ReleasePolicy>)> = Vec::new();
+        for release in self.releases.iter_mut() {
+            let Some(policy) = &mut release.policy else {
+                continue;
+            };
+            if let Some(same) = contexts.iter().find(|c| ***c == *policy) {
+                *policy = Arc::clone(same);
+            } else if let Some((_, new)) = rebuilt.iter().find(|(old, _)| Arc::ptr_eq(old, policy))
+            {
+                *policy = Arc::clone(new);
+            } else {
+                let mut context = ReleasePolicy::clone(policy);
+                for reason in [&mut context.yanked, &mut context.deprecated]
+                    .into_iter()
+                    .flatten()
+                {
+                    share_from(reason, reasons.iter().copied());
+                }
+                let new = Arc::new(context);
+                rebuilt.push((Arc::clone(policy), Arc::clone(&new)));
+                *policy = new;
+            }
+        }
+
+        // The release bodies: an equal body of `older`, or this revision's
+        // own body on the shared coordinate.
+        for release in self.releases.iter_mut() {
+            match older
+                .releases
+                .binary_search_by(|r| r.version().cmp(release.version()))
+                .ok()
+                .and_then(|i| older.releases.get(i))
+            {
+                Some(old) if Arc::ptr_eq(&old.body, &release.body) => {}
+                Some(old) if *old.body == *release.body => {
+                    release.body = Arc::clone(&old.body);
+                }
+                _ if !release.body.coordinate.shares_text_with(&self.coordinate)
+                    && release.body.coordinate == self.coordinate =>
+                {
+                    let mut body = ReleaseBody::clone(&release.body);
+                    body.coordinate = self.coordinate.clone();
+                    release.body = Arc::new(body);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Replaces `value` by `shared` when they are equal (a reference count
+/// instead of a second copy).
+fn share<T: PartialEq + Clone>(value: &mut T, shared: Option<&T>) {
+    if let Some(shared) = shared
+        && *shared == *value
+    {
+        *value = shared.clone();
+    }
+}
+
+/// Replaces `value` by the first equal item of `pool`.
+fn share_from<'a, T: PartialEq + Clone + 'a>(value: &mut T, pool: impl IntoIterator<Item = &'a T>) {
+    if let Some(shared) = pool.into_iter().find(|s| **s == *value) {
+        *value = shared.clone();
+    }
 }
 
 /// One immutable revision of an artifact's Journal: its complete worldview
@@ -644,18 +815,17 @@ impl JournalRevision {
     /// This revision with every release whose values equal (in the same
     /// order) a release of `older` sharing `older`'s stored values, so that a
     /// chain stores each release's values once (used by ingestion).
+    ///
+    /// The header values (coordinate, description, information), the policy
+    /// statements' requirements and reasons, and the releases' policy
+    /// contexts that equal one of `older`'s share `older`'s copy too, and the
+    /// releases new in this revision refer to the shared coordinate, so that
+    /// a successor that restates its predecessor adds little more than its
+    /// new releases. Sharing never changes a value: the result is equal to
+    /// `self`.
     #[must_use]
     pub fn sharing_releases_with(&self, older: &JournalRevision) -> JournalRevision {
-        self.rebuilt(|inner| {
-            for release in inner.releases.iter_mut() {
-                if let Some(old) = older.release(release.version())
-                    && !old.shares_values_with(release)
-                    && *old.body == *release.body
-                {
-                    release.body = Arc::clone(&old.body);
-                }
-            }
-        })
+        self.rebuilt(|inner| inner.share_with(&older.0))
     }
 
     fn rebuilt(&self, change: impl FnOnce(&mut RevisionInner)) -> JournalRevision {
@@ -870,16 +1040,29 @@ impl RevisionBuilder {
 
     /// The finished revision, identified by the digest of the text it came from.
     pub fn build(self, digest: RevisionDigest) -> JournalRevision {
+        // Releases matched by one statement are contiguous, so consecutive
+        // equal contexts share one allocation; the empty one needs none.
+        let mut previous: Option<Arc<ReleasePolicy>> = None;
         let releases: Box<[ArtifactRelease]> = self
             .releases
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                r.with_policy(ReleasePolicy {
+                let policy = ReleasePolicy {
                     yanked: self.yanked[i].clone(),
                     deprecated: self.deprecated[i].clone(),
                     recommended: self.recommended == Some(i),
-                })
+                };
+                let shared = if policy == NO_POLICY {
+                    None
+                } else if let Some(p) = previous.as_ref().filter(|p| ***p == policy) {
+                    Some(Arc::clone(p))
+                } else {
+                    let p = Arc::new(policy);
+                    previous = Some(Arc::clone(&p));
+                    Some(p)
+                };
+                r.with_policy(shared)
             })
             .collect();
         JournalRevision(Arc::new(RevisionInner {
@@ -961,5 +1144,271 @@ pub trait RevisionCursor: Send {
 impl fmt::Debug for dyn RevisionCursor + '_ {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("RevisionCursor")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+    use super::*;
+    use crate::valuetypes::{ContentDigest, ContentPointer};
+
+    fn release(coordinate: &ArtifactCoordinate, version: &str) -> ArtifactRelease {
+        ArtifactRelease::builder(
+            coordinate.clone(),
+            version.parse().unwrap(),
+            "MIT".parse().unwrap(),
+            ContentPointer::new(ContentDigest::of_bytes(version.as_bytes()), 1),
+        )
+        .build()
+    }
+
+    fn revision(policy: &[&str]) -> JournalRevision {
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        let mut builder = JournalRevision::builder(
+            coordinate.clone(),
+            "20261129T101530Z".parse().unwrap(),
+            None,
+            Description::new("pads").unwrap(),
+        );
+        for v in ["1.0.0", "1.0.1", "1.1.0", "2.0.0", "3.0.0"] {
+            builder.push_release(release(&coordinate, v)).unwrap();
+        }
+        for line in policy {
+            let (keyword, rest) = line.split_once(' ').unwrap();
+            let statement = match keyword {
+                "YANK" | "DEPRECATE" => {
+                    let (requirement, reason) = rest.split_once(' ').unwrap();
+                    let requirement = requirement.parse().unwrap();
+                    let reason = Description::new(reason).unwrap();
+                    if keyword == "YANK" {
+                        PolicyStatement::Yank {
+                            requirement,
+                            reason,
+                        }
+                    } else {
+                        PolicyStatement::Deprecate {
+                            requirement,
+                            reason,
+                        }
+                    }
+                }
+                _ => PolicyStatement::Recommend {
+                    version: rest.parse().unwrap(),
+                },
+            };
+            builder.push_policy(statement).unwrap();
+        }
+        builder.build(RevisionDigest::of_text(&policy.join("\n")))
+    }
+
+    fn hash_of(value: &impl std::hash::Hash) -> u64 {
+        use std::hash::{BuildHasher, RandomState};
+        thread_local!(static STATE: RandomState = RandomState::new());
+        STATE.with(|s| s.hash_one(value))
+    }
+
+    #[test]
+    fn releases_with_and_without_policy_report_their_context() {
+        let r = revision(&[
+            "YANK [1.0.0,1.1.0) broken",
+            "DEPRECATE [1.0.1,2.0.0] old",
+            "RECOMMEND 3.0.0",
+        ]);
+        let policy: Vec<(Option<&str>, Option<&str>, bool)> = r
+            .releases()
+            .iter()
+            .map(|r| {
+                let p = r.policy();
+                (
+                    p.yanked().map(Description::as_str),
+                    p.deprecated().map(Description::as_str),
+                    p.is_recommended(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            policy,
+            [
+                (Some("broken"), None, false),
+                (Some("broken"), Some("old"), false),
+                (None, Some("old"), false),
+                (None, Some("old"), false),
+                (None, None, true),
+            ]
+        );
+        // No policy at all: every release reports the empty context.
+        let plain = revision(&[]);
+        for release in plain.releases() {
+            assert_eq!(*release.policy(), ReleasePolicy::default());
+            assert!(release.policy.is_none());
+        }
+        // A freshly built release has the empty context too.
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        assert_eq!(
+            *release(&coordinate, "1.0.0").policy(),
+            ReleasePolicy::default()
+        );
+    }
+
+    #[test]
+    fn equal_policy_contexts_share_one_allocation_and_compare_by_value() {
+        let r = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+        let [a, b, c, d, _] = r.releases() else {
+            panic!("five releases expected");
+        };
+        let (Some(pa), Some(pb), Some(pc)) = (&a.policy, &b.policy, &c.policy) else {
+            panic!("deprecated releases carry a policy context");
+        };
+        assert!(Arc::ptr_eq(pa, pb) && Arc::ptr_eq(pb, pc));
+        assert!(d.policy.is_none());
+
+        // Equality and hashing follow the values, not the allocations.
+        let again = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+        assert_eq!(r.releases(), again.releases());
+        for (x, y) in r.releases().iter().zip(again.releases()) {
+            assert_eq!(hash_of(x), hash_of(y));
+        }
+        let other = revision(&["DEPRECATE [1.0.0,1.1.0] older"]);
+        assert_ne!(r.releases()[0], other.releases()[0]);
+        assert!(r.releases()[0].same_values(&other.releases()[0]));
+        assert_eq!(r.releases()[4], other.releases()[4]);
+    }
+
+    #[test]
+    fn a_release_is_two_pointers() {
+        assert!(std::mem::size_of::<ArtifactRelease>() <= 16);
+    }
+
+    #[test]
+    fn the_lines_of_a_release_are_three_pointers() {
+        use std::mem::size_of;
+        assert!(size_of::<Dependency>() <= 24);
+        assert!(size_of::<Exclusion>() <= 24);
+        assert!(size_of::<Preference>() <= 24);
+        assert!(size_of::<ReleasePolicy>() <= 24);
+        // The shared texts are thin pointers, with a niche for `Option`.
+        assert_eq!(size_of::<Option<ArtifactCoordinate>>(), 8);
+        assert_eq!(size_of::<Option<Description>>(), 8);
+        assert_eq!(size_of::<Option<LicenseExpression>>(), 8);
+        assert_eq!(size_of::<Option<InformationUri>>(), 8);
+    }
+
+    /// A revision of `left-pad` parsed from scratch (nothing shared with
+    /// any other), with the given releases and policy.
+    fn fresh(
+        version: &str,
+        releases: &[&str],
+        policy: &[PolicyStatement],
+        description: &str,
+    ) -> JournalRevision {
+        let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+        let mut builder = JournalRevision::builder(
+            coordinate.clone(),
+            version.parse().unwrap(),
+            None,
+            Description::new(description).unwrap(),
+        );
+        builder.information("https://example.org/left-pad".parse().unwrap());
+        for v in releases {
+            let mut release = ArtifactRelease::builder(
+                "left-pad".parse().unwrap(),
+                v.parse().unwrap(),
+                "MIT".parse().unwrap(),
+                ContentPointer::new(ContentDigest::of_bytes(v.as_bytes()), 1),
+            );
+            release.description(Description::new(format!("release {v}")).unwrap());
+            release
+                .push_dependency(Dependency::new(
+                    "right-pad".parse().unwrap(),
+                    "[1.0.0,2.0.0)".parse().unwrap(),
+                    None,
+                ))
+                .unwrap();
+            builder.push_release(release.build()).unwrap();
+        }
+        for statement in policy {
+            builder.push_policy(statement.clone()).unwrap();
+        }
+        builder.build(RevisionDigest::of_text(version))
+    }
+
+    /// Whether two descriptions share one stored text.
+    fn same_text(a: &Description, b: &Description) -> bool {
+        std::ptr::eq(a.as_str(), b.as_str())
+    }
+
+    fn yank(requirement: &str, reason: &str) -> PolicyStatement {
+        PolicyStatement::Yank {
+            requirement: requirement.parse().unwrap(),
+            reason: Description::new(reason).unwrap(),
+        }
+    }
+
+    #[test]
+    fn sharing_with_the_predecessor_changes_no_value_and_shares_equal_ones() {
+        let first = fresh(
+            "20260101T000000Z",
+            &["1.0.0", "1.1.0"],
+            &[yank("1.0.0", "broken")],
+            "pads",
+        );
+        let second = fresh(
+            "20260102T000000Z",
+            &["1.0.0", "1.1.0", "2.0.0"],
+            &[
+                yank("1.0.0", "broken"),
+                PolicyStatement::Deprecate {
+                    requirement: "[1.0.0,2.0.0)".parse().unwrap(),
+                    reason: Description::new("broken").unwrap(),
+                },
+            ],
+            "pads",
+        );
+        let shared = second.sharing_releases_with(&first);
+        assert_eq!(shared, second);
+        assert!(shared.same_worldview(&second));
+
+        let (a, b) = (&*first.0, &*shared.0);
+        assert!(a.coordinate.shares_text_with(&b.coordinate));
+        assert!(same_text(&a.description, &b.description));
+        // The kept releases share their values; the new one its coordinate.
+        for (old, new) in a.releases.iter().zip(b.releases.iter()) {
+            assert!(old.shares_values_with(new));
+        }
+        let new = &b.releases[2];
+        assert!(new.coordinate().shares_text_with(&b.coordinate));
+        // A restated statement is taken whole; an equal reason is shared.
+        assert_eq!(a.policy[0], b.policy[0]);
+        let reason = |s: &PolicyStatement| s.reason().cloned().unwrap();
+        assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[0])));
+        assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[1])));
+        // The policy contexts refer to the shared reasons.
+        let context = b.releases[0].policy();
+        assert!(same_text(context.yanked().unwrap(), &reason(&a.policy[0])));
+        assert!(same_text(
+            context.deprecated().unwrap(),
+            &reason(&a.policy[0])
+        ));
+
+        // Different values stay different.
+        let third = fresh(
+            "20260103T000000Z",
+            &["1.0.0", "1.1.0", "2.0.0"],
+            &[yank("2.0.0", "withdrawn")],
+            "pads strings",
+        );
+        let shared_third = third.sharing_releases_with(&shared);
+        assert_eq!(shared_third, third);
+        assert_eq!(shared_third.description().as_str(), "pads strings");
+        assert_eq!(
+            shared_third.releases()[2]
+                .policy()
+                .yanked()
+                .map(Description::as_str),
+            Some("withdrawn")
+        );
+        assert!(shared_third.releases()[0].policy().yanked().is_none());
     }
 }

@@ -1,9 +1,8 @@
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-
+use super::text::Text;
 use super::{shown, syntax_at};
 use crate::error::JournalError;
+use std::fmt;
+use std::str::FromStr;
 
 /// The name of an artifact: lower-case ASCII letters and digits in runs
 /// joined by single `.`, `_` or `-`, 1 to 128 characters.
@@ -19,7 +18,7 @@ use crate::error::JournalError;
 /// assert!("left--pad".parse::<ArtifactCoordinate>().is_err());
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ArtifactCoordinate(Arc<str>);
+pub struct ArtifactCoordinate(Text);
 
 impl ArtifactCoordinate {
     /// The longest coordinate, in characters (all ASCII, so also bytes).
@@ -27,7 +26,12 @@ impl ArtifactCoordinate {
 
     /// The coordinate's text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
+    }
+
+    /// Whether both share one stored copy of the text.
+    pub(crate) fn shares_text_with(&self, other: &ArtifactCoordinate) -> bool {
+        self.0.ptr_eq(&other.0)
     }
 
     fn validate(s: &str) -> Result<(), JournalError> {
@@ -90,30 +94,30 @@ impl FromStr for ArtifactCoordinate {
     type Err = JournalError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::validate(s)?;
-        Ok(ArtifactCoordinate(Arc::from(s)))
+        Ok(ArtifactCoordinate(Text::new(s)))
     }
 }
 
 impl fmt::Display for ArtifactCoordinate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.0.as_str())
     }
 }
 
 impl fmt::Debug for ArtifactCoordinate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ArtifactCoordinate({:?})", &*self.0)
+        write!(f, "ArtifactCoordinate({:?})", self.0.as_str())
     }
 }
 
 impl AsRef<str> for ArtifactCoordinate {
     fn as_ref(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
 impl std::borrow::Borrow<str> for ArtifactCoordinate {
     fn borrow(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }

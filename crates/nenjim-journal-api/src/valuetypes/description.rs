@@ -1,10 +1,9 @@
+use super::text::Text;
+use super::{semantic, shown, syntax_at};
+use crate::error::JournalError;
 use std::fmt;
 use std::fmt::Write as _;
 use std::str::FromStr;
-use std::sync::Arc;
-
-use super::{semantic, shown, syntax_at};
-use crate::error::JournalError;
 
 /// A human-readable text: the decoded content of a quoted string.
 ///
@@ -22,7 +21,7 @@ use crate::error::JournalError;
 /// assert!(r#""   ""#.parse::<Description>().is_err());
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Description(Arc<str>);
+pub struct Description(Text);
 
 impl Description {
     /// The largest decoded text, in bytes.
@@ -43,12 +42,12 @@ impl Description {
                 Self::MAX_LEN
             )));
         }
-        Ok(Description(Arc::from(text)))
+        Ok(Description(Text::new(text)))
     }
 
     /// The decoded text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 
     /// Reads one quoted string at the start of `input` and returns it with
@@ -194,7 +193,7 @@ impl FromStr for Description {
 impl fmt::Display for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_char('"')?;
-        for c in self.0.chars() {
+        for c in self.0.as_str().chars() {
             match c {
                 '"' => f.write_str("\\\"")?,
                 '\\' => f.write_str("\\\\")?,
@@ -210,6 +209,6 @@ impl fmt::Display for Description {
 
 impl fmt::Debug for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Description({:?})", &*self.0)
+        write!(f, "Description({:?})", self.0.as_str())
     }
 }

@@ -1,9 +1,8 @@
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-
+use super::text::Text;
 use super::{semantic, shown, syntax_at};
 use crate::error::JournalError;
+use std::fmt;
+use std::str::FromStr;
 
 /// The deepest parenthesis nesting accepted, so that hostile input cannot
 /// exhaust the stack of any expression walker.
@@ -27,17 +26,17 @@ const MAX_NESTING: usize = 64;
 /// assert!("MIT AND NONE".parse::<LicenseExpression>().is_err());
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LicenseExpression(Arc<str>);
+pub struct LicenseExpression(Text);
 
 impl LicenseExpression {
     /// The expression exactly as written.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 
     /// Whether the expression is `NONE` or `NOASSERTION`.
     pub fn is_special(&self) -> bool {
-        matches!(&*self.0, "NONE" | "NOASSERTION")
+        matches!(self.0.as_str(), "NONE" | "NOASSERTION")
     }
 }
 
@@ -75,7 +74,7 @@ impl FromStr for LicenseExpression {
             ));
         }
         if matches!(s, "NONE" | "NOASSERTION") {
-            return Ok(LicenseExpression(Arc::from(s)));
+            return Ok(LicenseExpression(Text::new(s)));
         }
         let mut depth = 0usize;
         for (i, c) in s.char_indices() {
@@ -121,18 +120,18 @@ impl FromStr for LicenseExpression {
             ))
             .at(1, e.span.start + 1)
         })?;
-        Ok(LicenseExpression(Arc::from(s)))
+        Ok(LicenseExpression(Text::new(s)))
     }
 }
 
 impl fmt::Display for LicenseExpression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.0.as_str())
     }
 }
 
 impl fmt::Debug for LicenseExpression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LicenseExpression({:?})", &*self.0)
+        write!(f, "LicenseExpression({:?})", self.0.as_str())
     }
 }

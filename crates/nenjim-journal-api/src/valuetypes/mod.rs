@@ -26,6 +26,7 @@ mod journal_version;
 mod license;
 mod release_version;
 mod requirement;
+mod text;
 mod uri;
 
 pub use coordinate::ArtifactCoordinate;

@@ -1,9 +1,8 @@
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-
+use super::text::Text;
 use super::{shown, syntax_at};
 use crate::error::JournalError;
+use std::fmt;
+use std::str::FromStr;
 
 /// Where to read more about an artifact: an absolute RFC 3986 URI of any
 /// scheme (`https:`, `mailto:`, `urn:`, `git+ssh:`, `did:` …), ASCII only
@@ -18,8 +17,9 @@ use crate::error::JournalError;
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InformationUri {
-    text: Arc<str>,
-    scheme_len: usize,
+    /// The URI; its scheme is everything before the first `:` (RFC 3986
+    /// scheme characters exclude `:`, and every accepted URI has a scheme).
+    text: Text,
 }
 
 impl InformationUri {
@@ -28,12 +28,13 @@ impl InformationUri {
 
     /// The URI exactly as written.
     pub fn as_str(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// The scheme, without the `:` (as written; schemes compare case-insensitively).
     pub fn scheme(&self) -> &str {
-        self.text.get(..self.scheme_len).unwrap_or("")
+        let text = self.text.as_str();
+        text.split_once(':').map_or(text, |(scheme, _)| scheme)
     }
 }
 
@@ -71,22 +72,22 @@ impl FromStr for InformationUri {
                 ),
             )
         })?;
-        let scheme_len = uri.scheme().as_str().len();
-        Ok(InformationUri {
-            text: Arc::from(s),
-            scheme_len,
-        })
+        debug_assert_eq!(
+            uri.scheme().as_str(),
+            s.split_once(':').map_or(s, |(scheme, _)| scheme)
+        );
+        Ok(InformationUri { text: Text::new(s) })
     }
 }
 
 impl fmt::Display for InformationUri {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(self.text.as_str())
     }
 }
 
 impl fmt::Debug for InformationUri {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "InformationUri({:?})", &*self.text)
+        write!(f, "InformationUri({:?})", self.text.as_str())
     }
 }
