@@ -806,10 +806,12 @@ impl JournalRevision {
             && a.policy == b.policy
     }
 
-    /// This revision with its ingestion sequence number set (used by ingestion).
+    /// This revision with its ingestion sequence number set (used by
+    /// ingestion). Changed in place when this is the only handle to it,
+    /// copied otherwise.
     #[must_use]
-    pub fn with_sequence(&self, sequence: u64) -> JournalRevision {
-        self.rebuilt(|inner| inner.sequence = sequence)
+    pub fn with_sequence(self, sequence: u64) -> JournalRevision {
+        self.changed(|inner| inner.sequence = sequence)
     }
 
     /// This revision with every release whose values equal (in the same
@@ -822,10 +824,22 @@ impl JournalRevision {
     /// releases new in this revision refer to the shared coordinate, so that
     /// a successor that restates its predecessor adds little more than its
     /// new releases. Sharing never changes a value: the result is equal to
-    /// `self`.
+    /// `self`. Changed in place when this is the only handle to it, copied
+    /// otherwise.
     #[must_use]
-    pub fn sharing_releases_with(&self, older: &JournalRevision) -> JournalRevision {
-        self.rebuilt(|inner| inner.share_with(&older.0))
+    pub fn sharing_releases_with(self, older: &JournalRevision) -> JournalRevision {
+        self.changed(|inner| inner.share_with(&older.0))
+    }
+
+    /// `change` applied in place if this is the only handle, else to a copy.
+    fn changed(mut self, change: impl FnOnce(&mut RevisionInner)) -> JournalRevision {
+        match Arc::get_mut(&mut self.0) {
+            Some(inner) => {
+                change(inner);
+                self
+            }
+            None => self.rebuilt(change),
+        }
     }
 
     fn rebuilt(&self, change: impl FnOnce(&mut RevisionInner)) -> JournalRevision {
@@ -1366,7 +1380,7 @@ mod tests {
             ],
             "pads",
         );
-        let shared = second.sharing_releases_with(&first);
+        let shared = second.clone().sharing_releases_with(&first);
         assert_eq!(shared, second);
         assert!(shared.same_worldview(&second));
 
@@ -1399,7 +1413,7 @@ mod tests {
             &[yank("2.0.0", "withdrawn")],
             "pads strings",
         );
-        let shared_third = third.sharing_releases_with(&shared);
+        let shared_third = third.clone().sharing_releases_with(&shared);
         assert_eq!(shared_third, third);
         assert_eq!(shared_third.description().as_str(), "pads strings");
         assert_eq!(

@@ -8,6 +8,7 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
@@ -24,13 +25,25 @@ pub(crate) const EXAMPLE_SUFFIX: &str = ".journal.example";
 /// (or `.journal.example` when examples are included).
 #[derive(Clone, Debug)]
 pub(crate) struct RevisionFile {
-    pub(crate) path: PathBuf,
+    /// The artifact directory, shared by its files (a root of 100 000 files
+    /// kept a 100-byte path per file alive for the whole load).
+    dir: Arc<Path>,
+    /// `.journal` or `.journal.example`: the name is the version's text
+    /// (which is exactly the stem: the syntax is strict) and this.
+    suffix: &'static str,
     pub(crate) coordinate: ArtifactCoordinate,
     pub(crate) version: JournalVersion,
     /// The length, when the listing asked for the entry's metadata (it may
     /// not: see [`FileSystem::read_dir_with_kinds`]): checked against the
     /// size limit before the file is opened. The read checks it again.
     pub(crate) len: Option<u64>,
+}
+
+impl RevisionFile {
+    /// `<root>/<coordinate>/<version><suffix>`.
+    pub(crate) fn path(&self) -> PathBuf {
+        self.dir.join(format!("{}{}", self.version, self.suffix))
+    }
 }
 
 /// The result of walking a root: every revision file up to the first
@@ -188,12 +201,14 @@ fn artifact(
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));
+    let dir: Arc<Path> = Arc::from(path);
     for (name, kind) in names {
         if is_hidden(&name) {
             continue;
         }
         let file_path = path.join(&name);
-        if let Some(file) = revision_file(fs, &file_path, &name, kind, &coordinate, options)? {
+        if let Some(file) = revision_file(fs, &dir, &file_path, &name, kind, &coordinate, options)?
+        {
             files.push(file);
         }
     }
@@ -204,6 +219,7 @@ fn artifact(
 /// (`Some`), an ignored example (`None`) or an error.
 fn revision_file(
     fs: &dyn FileSystem,
+    dir: &Arc<Path>,
     path: &Path,
     name: &OsString,
     listed: Option<EntryKind>,
@@ -264,7 +280,8 @@ fn revision_file(
         )
     })?;
     Ok(Some(RevisionFile {
-        path: path.to_path_buf(),
+        dir: Arc::clone(dir),
+        suffix,
         coordinate: coordinate.clone(),
         version,
         len,

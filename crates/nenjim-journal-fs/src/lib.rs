@@ -26,8 +26,8 @@
 //! 2. **Read and parse** each file once, artifacts in parallel (each
 //!    artifact's files in order, each parsed after the file before with
 //!    [`nenjim_journal_parser::parse_after`], so the release blocks it
-//!    restates byte for byte are not read again, and sharing the release
-//!    values it keeps with it, so duplicates are dropped at once): over 64 MiB is
+//!    restates byte for byte are not read again and share its values;
+//!    ingestion shares the rest): over 64 MiB is
 //!    `TooLarge` (checked from the metadata before reading), not UTF-8 is
 //!    `InvalidUtf8`; then the parser (same results and errors as
 //!    [`nenjim_journal_parser::parse`]), and the header
@@ -148,8 +148,8 @@ pub fn load_with(
     let walk = layout::walk(fs, root, options)?;
     // One task per artifact (the walk lists each artifact's files together,
     // in ingestion order): its files are parsed in order, each after the one
-    // before, so the release blocks it restates are not read again and a
-    // duplicate release body is dropped as soon as it is parsed. A task
+    // before, so the release blocks it restates are not read again and share
+    // the values read before. A task
     // stops at its first error; ingestion below stops there too, so the
     // files after it would never be used.
     let groups: Vec<&[layout::RevisionFile]> = walk
@@ -273,7 +273,7 @@ fn ingest_in_order(
             for (file, revision) in files.iter().zip(revisions) {
                 state
                     .ingest_revision_in_place(revision)
-                    .map_err(|e| e.with_path(&file.path))?;
+                    .map_err(|e| e.with_path(file.path()))?;
             }
             if let Some(error) = error {
                 return Err(error);
@@ -283,8 +283,9 @@ fn ingest_in_order(
     Ok(state)
 }
 
-/// Parses one artifact's files in order, each sharing the release values it
-/// keeps with the one before; stops at the first error.
+/// Parses one artifact's files in order, each after the one before (its
+/// byte-identical release blocks share that file's values; ingestion shares
+/// the rest, which were written differently); stops at the first error.
 fn parse_artifact(
     fs: &dyn FileSystem,
     files: &[layout::RevisionFile],
@@ -297,12 +298,7 @@ fn parse_artifact(
     for file in files {
         match read::read_revision(fs, file, interner, previous.as_ref()) {
             Ok(parsed) => {
-                let revision = match revisions.last() {
-                    // Shares what equal values were written differently.
-                    Some(before) => parsed.revision().sharing_releases_with(before),
-                    None => parsed.revision().clone(),
-                };
-                revisions.push(revision);
+                revisions.push(parsed.revision().clone());
                 previous = Some(parsed);
             }
             Err(error) => return (revisions, Some(error)),
@@ -360,14 +356,14 @@ pub fn refresh_with(
                 // different bytes need decoding, for an `InvalidUtf8` first.
                 let found = RevisionDigest::of_bytes(&bytes);
                 if found != *stored.digest() {
-                    read::decode(bytes).map_err(|e| e.with_path(&file.path))?;
+                    read::decode(bytes).map_err(|e| e.with_path(file.path()))?;
                 }
                 Ok(Reread::Known {
                     stored: *stored.digest(),
                     found,
                 })
             } else {
-                let text = read::decode(bytes).map_err(|e| e.with_path(&file.path))?;
+                let text = read::decode(bytes).map_err(|e| e.with_path(file.path()))?;
                 read::parse_checked(file, &text, interner).map(Reread::New)
             }
         })
@@ -386,12 +382,12 @@ pub fn refresh_with(
                         file.coordinate, file.version,
                     ),
                 )
-                .with_path(&file.path));
+                .with_path(file.path()));
             }
             Reread::New(revision) => {
                 let next = current
                     .ingest_revision(revision)
-                    .map_err(|e| e.with_path(&file.path))?;
+                    .map_err(|e| e.with_path(file.path()))?;
                 match next.outcome() {
                     Outcome::Accepted => {
                         current = next.into_state();

@@ -14,7 +14,7 @@ fn too_large(file: &RevisionFile, len: u64) -> JournalError {
         ErrorKind::TooLarge,
         format!("found a file of {len} bytes, expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
     )
-    .with_path(&file.path)
+    .with_path(file.path())
 }
 
 /// Reads the file's text: refuses a file over the limit before reading it
@@ -22,7 +22,7 @@ fn too_large(file: &RevisionFile, len: u64) -> JournalError {
 /// file that is not UTF-8.
 pub(crate) fn read_text(fs: &dyn FileSystem, file: &RevisionFile) -> Result<String, JournalError> {
     let bytes = read_bytes(fs, file)?;
-    decode(bytes).map_err(|e| e.with_path(&file.path))
+    decode(bytes).map_err(|e| e.with_path(file.path()))
 }
 
 /// Reads a revision file's bytes, refusing `TooLarge` (not yet decoded).
@@ -35,16 +35,16 @@ pub(crate) fn read_bytes(
     {
         return Err(too_large(file, len));
     }
-    let bytes = fs.read(&file.path, MAX_FILE_LEN).map_err(|e| {
+    let bytes = fs.read(&file.path(), MAX_FILE_LEN).map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
             JournalError::new(
                 ErrorKind::TooLarge,
                 format!("found a file over the limit ({e}), expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
             )
-            .with_path(&file.path)
+            .with_path(file.path())
             .with_source(e)
         } else {
-            JournalError::io(&file.path, "cannot read the revision file", e)
+            JournalError::io(file.path(), "cannot read the revision file", e)
         }
     })?;
     if bytes.len() as u64 > MAX_FILE_LEN {
@@ -87,7 +87,7 @@ pub(crate) fn parse_checked(
     interner: &mut Interner,
 ) -> Result<JournalRevision, JournalError> {
     let revision =
-        nenjim_journal_parser::parse_with(text, interner).map_err(|e| e.with_path(&file.path))?;
+        nenjim_journal_parser::parse_with(text, interner).map_err(|e| e.with_path(file.path()))?;
     check_place(file, &revision)?;
     Ok(revision)
 }
@@ -104,7 +104,7 @@ fn check_place(file: &RevisionFile, revision: &JournalRevision) -> Result<(), Jo
                 file.coordinate
             ),
         )
-        .with_path(&file.path));
+        .with_path(file.path()));
     }
     if revision.journal_version() != file.version {
         return Err(JournalError::new(
@@ -115,7 +115,7 @@ fn check_place(file: &RevisionFile, revision: &JournalRevision) -> Result<(), Jo
                 file.version
             ),
         )
-        .with_path(&file.path));
+        .with_path(file.path()));
     }
     Ok(())
 }
@@ -130,7 +130,7 @@ pub(crate) fn read_revision(
 ) -> Result<ParsedText, JournalError> {
     let text = read_text(fs, file)?;
     let parsed = nenjim_journal_parser::parse_after(text, interner, previous)
-        .map_err(|e| e.with_path(&file.path))?;
+        .map_err(|e| e.with_path(file.path()))?;
     check_place(file, parsed.revision())?;
     Ok(parsed)
 }

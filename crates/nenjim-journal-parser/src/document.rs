@@ -186,7 +186,7 @@ impl Body<'_, '_> {
         if is_policy_keyword(word) {
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Policy;
-            return statement(word, cursor, &mut self.revision).map(|()| None);
+            return statement(word, cursor, &mut self.revision, self.interner).map(|()| None);
         }
         let expected = match self.stage {
             Stage::Policy => "`YANK`, `DEPRECATE` or `RECOMMEND`",

@@ -8,8 +8,9 @@
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{PolicyStatement, RevisionBuilder};
-use nenjim_journal_api::valuetypes::{ReleaseVersion, VersionRequirement};
+use nenjim_journal_api::valuetypes::ReleaseVersion;
 
+use crate::release::Interner;
 use crate::semantic::located;
 use crate::tokens::Cursor;
 
@@ -18,11 +19,14 @@ pub(crate) fn is_policy_keyword(keyword: &str) -> bool {
     matches!(keyword, "YANK" | "DEPRECATE" | "RECOMMEND")
 }
 
-/// Reads one policy statement (its keyword already read) and adds it to `revision`.
+/// Reads one policy statement (its keyword already read) and adds it to
+/// `revision`. Requirements and reasons go through `interner`: successors
+/// restate most of their predecessor's policy, and a load keeps one copy.
 pub(crate) fn statement(
     keyword: &str,
     mut cursor: Cursor<'_>,
     revision: &mut RevisionBuilder,
+    interner: &mut Interner,
 ) -> Result<(), JournalError> {
     let line = cursor.line();
     let (statement, at) = match keyword {
@@ -31,9 +35,10 @@ pub(crate) fn statement(
             (PolicyStatement::Recommend { version }, token.start)
         }
         _ => {
-            let (requirement, token) = cursor
-                .value::<VersionRequirement>("a requirement (`*`, a version or an interval)")?;
+            let (requirement, token) = interner
+                .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
             let (reason, _) = cursor.quoted("a quoted reason")?;
+            let reason = interner.description(reason);
             let statement = if keyword == "YANK" {
                 PolicyStatement::Yank {
                     requirement,

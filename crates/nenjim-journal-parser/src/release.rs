@@ -209,7 +209,7 @@ impl Interner {
     }
 
     /// `cursor.value::<VersionRequirement>(expected)`, through the cache.
-    fn requirement<'a>(
+    pub(crate) fn requirement<'a>(
         &mut self,
         cursor: &mut Cursor<'a>,
         expected: &str,
@@ -232,7 +232,7 @@ impl Interner {
     }
 
     /// One stored copy of each equal description.
-    fn description(&mut self, description: Description) -> Description {
+    pub(crate) fn description(&mut self, description: Description) -> Description {
         if let Some((stored, ())) = self.tables.descriptions.get_key_value(&description) {
             return stored.clone();
         }
