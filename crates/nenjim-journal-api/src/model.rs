@@ -609,8 +609,7 @@ impl RevisionInner {
             .iter()
             .filter_map(PolicyStatement::reason)
             .collect();
-        let mut policy = self.policy.to_vec();
-        for statement in &mut policy {
+        for statement in self.policy.iter_mut() {
             if let Some(same) = older.policy.iter().find(|s| *s == statement) {
                 *statement = same.clone();
                 continue;
@@ -629,7 +628,6 @@ impl RevisionInner {
                 share_from(reason, reasons.iter().copied());
             }
         }
-        self.policy = policy.into_boxed_slice();
 
         // The releases' policy contexts: an equal context of `older`, or one
         // rebuilt on the (now shared) reasons of this revision's statements.

@@ -101,19 +101,18 @@ impl Reuse<'_> {
 
 /// Everything after the header's `DESCRIPTION`.
 #[derive(Debug)]
-struct Body<'i, 'p> {
+struct Body<'p> {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
     /// Where the open release's block starts: byte and line.
     open_start: (usize, usize),
-    interner: &'i mut Interner,
     reuse: Option<Reuse<'p>>,
     /// Where each release block read so far is.
     blocks: Vec<Block>,
 }
 
-impl Body<'_, '_> {
+impl Body<'_> {
     /// Reads one line, which starts at byte `start` of `text`; returns the
     /// block that was reused from there, which needs no reading.
     fn line(
@@ -123,6 +122,7 @@ impl Body<'_, '_> {
         mut cursor: Cursor<'_>,
         text: &str,
         start: usize,
+        interner: &mut Interner,
     ) -> Result<Option<Block>, JournalError> {
         let line = cursor.line();
         let word = keyword.text;
@@ -130,7 +130,7 @@ impl Body<'_, '_> {
             return match (&mut self.open, self.stage) {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
-                    open.property(&coordinate, keyword, cursor, self.interner)
+                    open.property(&coordinate, keyword, cursor, interner)
                         .map(|()| None)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
@@ -186,7 +186,7 @@ impl Body<'_, '_> {
         if is_policy_keyword(word) {
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Policy;
-            return statement(word, cursor, &mut self.revision, self.interner).map(|()| None);
+            return statement(word, cursor, &mut self.revision, interner).map(|()| None);
         }
         let expected = match self.stage {
             Stage::Policy => "`YANK`, `DEPRECATE` or `RECOMMEND`",
@@ -246,7 +246,7 @@ pub(crate) fn parse(
 ) -> Result<(JournalRevision, Vec<Block>), JournalError> {
     let mut lines = Lines::new(text)?;
     let mut header = Header::default();
-    let mut body: Option<Body<'_, '_>> = None;
+    let mut body: Option<Body<'_>> = None;
     let mut any = false;
     loop {
         let start = lines.offset();
@@ -263,7 +263,7 @@ pub(crate) fn parse(
         let keyword = cursor.keyword();
         match body.as_mut() {
             Some(body) => {
-                if let Some(block) = body.line(indent.0, keyword, cursor, text, start)? {
+                if let Some(block) = body.line(indent.0, keyword, cursor, text, start, interner)? {
                     // The reused block's `RELEASE` line was just read.
                     let read = lines.offset() - start;
                     lines.skip_block(
@@ -273,7 +273,7 @@ pub(crate) fn parse(
                 }
             }
             None => {
-                if let Some(revision) = header.line(indent.0, keyword, cursor)? {
+                if let Some(revision) = header.line(indent.0, keyword, cursor, interner)? {
                     let reuse = previous
                         .filter(|p| p.revision.coordinate() == revision.coordinate())
                         .map(|previous| Reuse { previous, next: 0 });
@@ -282,7 +282,6 @@ pub(crate) fn parse(
                         stage: Stage::AfterDescription,
                         open: None,
                         open_start: (0, 0),
-                        interner: &mut *interner,
                         reuse,
                         blocks: Vec::new(),
                     });

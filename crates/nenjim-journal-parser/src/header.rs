@@ -10,6 +10,7 @@ use nenjim_journal_api::model::{JournalRevision, RevisionBuilder};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 
 use crate::lines::LineClass;
+use crate::release::Interner;
 use crate::tokens::{Cursor, Token, shown};
 
 /// The only format this crate reads and writes.
@@ -56,6 +57,7 @@ impl Header {
         class: LineClass,
         keyword: Token<'_>,
         mut cursor: Cursor<'_>,
+        interner: &mut Interner,
     ) -> Result<Option<RevisionBuilder>, JournalError> {
         let line = cursor.line();
         let expected = self.expected();
@@ -100,8 +102,9 @@ impl Header {
                 }
             }
             1 => {
-                let (coordinate, _) =
-                    cursor.value::<ArtifactCoordinate>("an artifact coordinate")?;
+                // Interned: every revision of the artifact, and its
+                // releases, then share one copy of the coordinate.
+                let (coordinate, _) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 self.coordinate = Some(coordinate);
             }
             2 => {
@@ -126,6 +129,7 @@ impl Header {
             _ => {
                 let (description, _) = cursor.quoted("a quoted description")?;
                 cursor.finish()?;
+                let description = interner.description(description);
                 let (Some(coordinate), Some(version), Some(predecessor)) = (
                     self.coordinate.take(),
                     self.version,

@@ -186,7 +186,7 @@ impl Interner {
     }
 
     /// `cursor.value::<ArtifactCoordinate>(expected)`, through the cache.
-    fn coordinate<'a>(
+    pub(crate) fn coordinate<'a>(
         &mut self,
         cursor: &mut Cursor<'a>,
         expected: &str,
