@@ -6,9 +6,12 @@
 //! after `start()`, the journal bytes and files, and the ratios. `rss
 //! --files N` first generates (or reuses) the cached bench root of N files
 //! in a child process, so that generation never counts in this process's
-//! peak.
+//! peak. The journal files are listed and their bytes counted in a child
+//! process too (`rss --count <root>`): the 100 000 paths of that listing
+//! once stayed in this process's RSS (21 MB before `start()` at 100 000
+//! files, counted in the peak as if the Journal held them).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use nenjim_journal_benches::{floor, setup};
@@ -47,12 +50,30 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
         }
+        [flag, root] if flag == "--count" => {
+            let files = floor::journal_files(Path::new(root)).map_err(|e| format!("{root}: {e}"))?;
+            let bytes = floor::total_bytes(&files).map_err(|e| e.to_string())?;
+            println!("{bytes}");
+            return Ok(());
+        }
         [root] => PathBuf::from(root),
-        _ => return Err("usage: rss <root> | rss --files N".to_owned()),
+        _ => return Err("usage: rss <root> | rss --files N | rss --count <root>".to_owned()),
     };
-    let files = floor::journal_files(&root).map_err(|e| format!("{}: {e}", root.display()))?;
-    let bytes = floor::total_bytes(&files).map_err(|e| e.to_string())?;
-    drop(files);
+    let bytes: u64 = {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let out = Command::new(exe)
+            .arg("--count")
+            .arg(&root)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.trim()
+            .parse()
+            .map_err(|e| format!("journal bytes {text:?}: {e}"))?
+    };
     let (hwm_before, rss_before) = status();
     let assembly = JournalAssembly::new(&root);
     assembly
