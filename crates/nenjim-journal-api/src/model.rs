@@ -487,6 +487,12 @@ impl<T: Target> Targets<T> {
             }
             None => {}
         }
+        if self.items.capacity() == 0 {
+            // Lists are short (a dozen dependencies is a lot): one
+            // allocation for most, instead of growing 1, 2, 4, 8 (`build`
+            // shrinks it to fit).
+            self.items.reserve_exact(8);
+        }
         self.items.push(item);
     }
 }
