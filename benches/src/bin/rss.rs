@@ -51,7 +51,8 @@ fn run(args: &[String]) -> Result<(), String> {
             PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
         }
         [flag, root] if flag == "--count" => {
-            let files = floor::journal_files(Path::new(root)).map_err(|e| format!("{root}: {e}"))?;
+            let files =
+                floor::journal_files(Path::new(root)).map_err(|e| format!("{root}: {e}"))?;
             let bytes = floor::total_bytes(&files).map_err(|e| e.to_string())?;
             println!("{bytes}");
             return Ok(());
