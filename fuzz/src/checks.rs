@@ -268,7 +268,6 @@ pub fn check_after(previous: &str, text: &str) {
     }
 }
 
-
 /// The mutated journal the bytes describe: the first byte picks a seed and
 /// the line terminator; then each group of bytes is one edit.
 pub fn mutate(data: &[u8]) -> Vec<u8> {

@@ -136,29 +136,65 @@ pub(crate) fn walk(
     root: &Path,
     options: LoadOptions,
 ) -> Result<Walk, JournalError> {
+    let artifacts = artifacts(fs, root)?;
     let mut walk = Walk::default();
+    for artifact in &artifacts.dirs {
+        if let Err(error) = files(fs, artifact, options, &mut walk.files) {
+            walk.error = Some(error);
+            return Ok(walk);
+        }
+    }
+    walk.error = artifacts.error;
+    Ok(walk)
+}
+
+/// An artifact directory of the root, checked (a directory, named by a
+/// coordinate) but not yet listed.
+#[derive(Clone, Debug)]
+pub(crate) struct ArtifactDir {
+    path: Arc<Path>,
+    coordinate: ArtifactCoordinate,
+}
+
+/// The first level of a walk: the artifact directories, in ingestion order,
+/// up to the first misplaced root entry, and that entry's error.
+#[derive(Debug, Default)]
+pub(crate) struct Artifacts {
+    pub(crate) dirs: Vec<ArtifactDir>,
+    pub(crate) error: Option<JournalError>,
+}
+
+/// Checks the root and its entries (not their contents): the first half of
+/// [`walk`], for a loader that lists each artifact directory later, with its
+/// files ([`files`]). The root's own problems are returned as the error.
+pub(crate) fn artifacts(fs: &dyn FileSystem, root: &Path) -> Result<Artifacts, JournalError> {
+    let mut artifacts = Artifacts::default();
     for (name, kind) in root_entries(fs, root)? {
         if is_hidden(&name) {
             continue;
         }
         let path = root.join(&name);
-        if let Err(error) = artifact(fs, &path, &name, kind, options, &mut walk.files) {
-            walk.error = Some(error);
-            break;
+        match artifact(fs, &path, &name, kind) {
+            Ok(coordinate) => artifacts.dirs.push(ArtifactDir {
+                path: Arc::from(path),
+                coordinate,
+            }),
+            Err(error) => {
+                artifacts.error = Some(error);
+                break;
+            }
         }
     }
-    Ok(walk)
+    Ok(artifacts)
 }
 
-/// Checks one root entry, an artifact directory, and lists its revision files.
+/// Checks one root entry: an artifact directory named by its coordinate.
 fn artifact(
     fs: &dyn FileSystem,
     path: &Path,
     name: &OsString,
     listed: Option<EntryKind>,
-    options: LoadOptions,
-    files: &mut Vec<RevisionFile>,
-) -> Result<(), JournalError> {
+) -> Result<ArtifactCoordinate, JournalError> {
     match entry_kind(fs, path, listed)?.0 {
         EntryKind::Directory => {}
         EntryKind::Symlink => {
@@ -195,20 +231,31 @@ fn artifact(
             ),
         )
     })?;
+    Ok(coordinate)
+}
+
+/// Lists the revision files of an artifact directory into `files`, in
+/// ingestion order, up to the first misplaced entry (its error).
+pub(crate) fn files(
+    fs: &dyn FileSystem,
+    artifact: &ArtifactDir,
+    options: LoadOptions,
+    files: &mut Vec<RevisionFile>,
+) -> Result<(), JournalError> {
+    let (path, coordinate) = (&*artifact.path, &artifact.coordinate);
     let mut names = fs
         .read_dir_with_kinds(path)
         .map_err(|e| JournalError::io(path, "cannot list the artifact directory", e))?;
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));
-    let dir: Arc<Path> = Arc::from(path);
+    let dir = &artifact.path;
     for (name, kind) in names {
         if is_hidden(&name) {
             continue;
         }
         let file_path = path.join(&name);
-        if let Some(file) = revision_file(fs, &dir, &file_path, &name, kind, &coordinate, options)?
-        {
+        if let Some(file) = revision_file(fs, dir, &file_path, &name, kind, coordinate, options)? {
             files.push(file);
         }
     }

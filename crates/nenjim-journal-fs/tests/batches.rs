@@ -86,3 +86,34 @@ fn the_first_error_in_ingestion_order_is_reported_from_any_batch() {
         2 * ARTIFACTS as u64
     );
 }
+
+#[test]
+fn a_misplaced_entry_counts_at_its_place_among_the_parse_errors() {
+    let root = Root::new();
+    let texts = many(&root);
+    let broken = |i: usize| {
+        let (c, _, second) = &texts[i];
+        root.put(c, &ts(2), &second.replace("LICENSE MIT", "LICENSE mit"))
+    };
+    // A stray root file sorts after every artifact; a bad name in artifact
+    // 200 sorts after its files; a parse error in artifact 250.
+    let stray = root.write("zzz-stray", "x");
+    let late_parse = broken(250);
+    let bad_name = root.write(&format!("{}/{}.bak", coordinate(200), ts(9)), "x");
+    let error = load(root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidFileName, "{error}");
+    assert_eq!(error.path(), Some(bad_name.as_path()));
+    // A parse error in artifact 200's own files comes before its bad name.
+    let own_parse = broken(200);
+    let error = load(root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.path(), Some(own_parse.as_path()), "{error}");
+    // Without the bad name and that error: the later parse error, then the stray file.
+    std::fs::remove_file(&bad_name).unwrap();
+    root.put(&coordinate(200), &ts(2), &texts[200].2);
+    let error = load(root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.path(), Some(late_parse.as_path()), "{error}");
+    root.put(&coordinate(250), &ts(2), &texts[250].2);
+    let error = load(root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::UnexpectedEntry, "{error}");
+    assert_eq!(error.path(), Some(stray.as_path()));
+}
