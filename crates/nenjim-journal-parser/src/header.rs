@@ -127,9 +127,8 @@ impl Header {
                 self.predecessor = Some(predecessor);
             }
             _ => {
-                let (description, _) = cursor.quoted("a quoted description")?;
+                let (description, _) = interner.quoted(&mut cursor, "a quoted description")?;
                 cursor.finish()?;
-                let description = interner.description(description);
                 let (Some(coordinate), Some(version), Some(predecessor)) = (
                     self.coordinate.take(),
                     self.version,

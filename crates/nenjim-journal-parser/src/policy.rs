@@ -37,8 +37,7 @@ pub(crate) fn statement(
         _ => {
             let (requirement, token) = interner
                 .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
-            let (reason, _) = cursor.quoted("a quoted reason")?;
-            let reason = interner.description(reason);
+            let (reason, _) = interner.quoted(&mut cursor, "a quoted reason")?;
             let statement = if keyword == "YANK" {
                 PolicyStatement::Yank {
                     requirement,

@@ -136,6 +136,10 @@ struct Tables {
     /// Decoded descriptions (as keys only): "optional feature" and the like
     /// recur on many dependency lines.
     descriptions: FxMap<Description, ()>,
+    /// Descriptions by their quoted text as written (quotes and escapes
+    /// included): a repeated quoted string is neither decoded nor allocated
+    /// again.
+    quoted: FxMap<Box<str>, Description>,
 }
 
 /// Interned values shared by several [`Interner`]s, e.g. one per worker
@@ -229,6 +233,28 @@ impl Interner {
             .requirements
             .insert(token.text.into(), value.clone());
         Ok((value, token))
+    }
+
+    /// `cursor.quoted(expected)`, through the cache of quoted strings as
+    /// written, then [`description`](Self::description): the value and
+    /// any error are `cursor.quoted`'s (a quoted string is cached only once
+    /// it was read without error, and what follows it is checked either way).
+    pub(crate) fn quoted(
+        &mut self,
+        cursor: &mut Cursor<'_>,
+        expected: &str,
+    ) -> Result<(Description, usize), JournalError> {
+        if let Some((raw, start)) = cursor.peek_quoted()
+            && let Some(description) = self.tables.quoted.get(raw)
+        {
+            let description = description.clone();
+            cursor.take_quoted(raw)?;
+            return Ok((description, start));
+        }
+        let (description, start, raw) = cursor.quoted_raw(expected)?;
+        let description = self.description(description);
+        self.tables.quoted.insert(raw.into(), description.clone());
+        Ok((description, start))
     }
 
     /// One stored copy of each equal description.
@@ -355,9 +381,8 @@ impl OpenRelease {
                 ));
             }
             Property::Description => {
-                let (description, _) = cursor.quoted("a quoted description")?;
+                let (description, _) = interner.quoted(&mut cursor, "a quoted description")?;
                 cursor.finish()?;
-                let description = interner.description(description);
                 self.builder_mut(&line, keyword)?.description(description);
             }
             Property::Depends => {
@@ -500,7 +525,7 @@ fn trailing_description(
     if !cursor.next_is_quoted() {
         cursor.finish_expecting("a quoted description or the end of the line")?;
     }
-    let (description, _) = cursor.quoted("a quoted description")?;
+    let (description, _) = interner.quoted(cursor, "a quoted description")?;
     cursor.finish()?;
-    Ok(Some(interner.description(description)))
+    Ok(Some(description))
 }

@@ -153,11 +153,61 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a quoted string (after one or more spaces) and decodes it.
+    #[cfg(test)]
     pub(crate) fn quoted(&mut self, expected: &str) -> Result<(Description, usize), JournalError> {
+        self.quoted_raw(expected)
+            .map(|(description, start, _)| (description, start))
+    }
+
+    /// [`quoted`](Self::quoted), also returning the quoted string as
+    /// written, quotes included.
+    pub(crate) fn quoted_raw(
+        &mut self,
+        expected: &str,
+    ) -> Result<(Description, usize, &'a str), JournalError> {
         let (after_spaces, start) = self.separator(expected)?;
         let (description, used) = Description::parse_quoted_prefix(after_spaces)
             .map_err(|e| self.line.relocate(e, start))?;
+        let raw = after_spaces.get(..used).unwrap_or("");
         self.rest = after_spaces.get(used..).unwrap_or("");
+        self.after_quoted()?;
+        Ok((description, start, raw))
+    }
+
+    /// The quoted string the cursor is at (after one or more spaces), as
+    /// written: from its opening quote to the first quote that no backslash
+    /// escapes, quotes included, and where it starts. Only a candidate: it
+    /// is not decoded or checked (a caller that knows it as a valid one
+    /// takes it with [`take_quoted`](Self::take_quoted)).
+    pub(crate) fn peek_quoted(&self) -> Option<(&'a str, usize)> {
+        let (after_spaces, start) =
+            spaces1(self.rest).map(|(after, _)| (after, self.line.text.len() - after.len()))?;
+        let bytes = after_spaces.as_bytes();
+        if bytes.first() != Some(&b'"') {
+            return None;
+        }
+        let mut i = 1;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'"' => return Some((after_spaces.get(..=i)?, start)),
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    /// Steps over `raw`, a quoted string just returned by
+    /// [`peek_quoted`](Self::peek_quoted), with the check that follows a
+    /// quoted string.
+    pub(crate) fn take_quoted(&mut self, raw: &str) -> Result<(), JournalError> {
+        let after_spaces = self.rest.trim_start_matches(' ');
+        self.rest = after_spaces.get(raw.len()..).unwrap_or("");
+        self.after_quoted()
+    }
+
+    /// A quoted string must be followed by a space or the end of the line.
+    fn after_quoted(&self) -> Result<(), JournalError> {
         if !self.rest.is_empty() && !self.rest.starts_with(' ') {
             let found = self.rest.split(' ').next().unwrap_or(self.rest);
             return Err(self.line.syntax(
@@ -168,7 +218,7 @@ impl<'a> Cursor<'a> {
                 ),
             ));
         }
-        Ok((description, start))
+        Ok(())
     }
 
     /// Reads the rest of the line (after one or more spaces), trailing
