@@ -107,10 +107,7 @@ fn the_corpus_has_the_shape_the_benches_need() {
             compound += usize::from(license.contains(" AND ") || license.contains(" OR "));
         }
     }
-    assert!(
-        max_deps <= 12 && max_deps >= 6,
-        "max dependencies {max_deps}"
-    );
+    assert!((6..=12).contains(&max_deps), "max dependencies {max_deps}");
     for (what, n) in [
         ("releases without dependencies", no_deps),
         ("exact requirements", exact),
