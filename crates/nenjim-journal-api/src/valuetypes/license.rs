@@ -113,10 +113,11 @@ impl FromStr for LicenseExpression {
         spdx::Expression::parse_mode(s, mode()).map_err(|e| {
             let found = s.get(e.span.clone()).unwrap_or(s);
             semantic(format!(
-                "found {} in license expression {}, expected an SPDX expression of listed identifiers: {}",
+                "found {} in license expression {}, expected an SPDX expression of listed identifiers: {}{}",
                 shown(found),
                 shown(s),
-                e.reason
+                e.reason,
+                super::license_hint::did_you_mean(found)
             ))
             .at(1, e.span.start + 1)
         })?;

@@ -24,8 +24,10 @@ mod description;
 mod digest;
 mod journal_version;
 mod license;
+mod license_hint;
 mod release_version;
 mod requirement;
+mod requirement_hint;
 mod text;
 mod uri;
 

@@ -197,15 +197,22 @@ impl FromStr for VersionRequirement {
                     "found nothing, expected a requirement (`*`, a version or an interval)",
                 ));
             }
-            return s.parse::<ReleaseVersion>().map(VersionRequirement::exact);
+            return s
+                .parse::<ReleaseVersion>()
+                .map(VersionRequirement::exact)
+                .map_err(|e| match super::requirement_hint::foreign_form(s) {
+                    Some(message) => syntax_at(1, message),
+                    None => e,
+                });
         }
         let close = s.as_bytes().last().copied();
         if s.len() < 2 || !matches!(close, Some(b']' | b')')) {
             return Err(syntax_at(
                 s.len().max(1),
                 format!(
-                    "found {}, expected an interval closed by `]` or `)`",
-                    shown(s)
+                    "found {}, expected an interval closed by `]` or `)`{}",
+                    shown(s),
+                    super::requirement_hint::unclosed_interval(s)
                 ),
             ));
         }
