@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
 /// Check, inspect, author and verify Nenjim Journal roots.
@@ -20,6 +20,23 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Print no summary, progress or warning; only results and errors.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// When to colour the output: `auto` (on a terminal, unless `NO_COLOR` is set), `always` or `never`.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// When output is coloured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always (also through a pipe).
+    Always,
+    /// Never.
+    Never,
 }
 
 /// The subcommands.
@@ -70,6 +87,25 @@ pub enum Command {
     /// blob is reported. Exit code 1 if any failed, 2 if the store or a blob
     /// cannot be read.
     VerifyContent(VerifyContentArgs),
+    /// List the artifacts of a root: head version, releases, latest release, yanked count.
+    ///
+    /// One line per artifact whose coordinate matches the pattern (a
+    /// substring, or a glob with `*` and `?`); all artifacts without one.
+    /// Exit code 1 when a pattern matches nothing.
+    List(ListArgs),
+    /// List the releases of an artifact, one line each (like `npm view x versions`).
+    ///
+    /// In the latest revision (or `--at` / `--as-of`), oldest first, each with
+    /// its markers: yanked, deprecated, recommended. Exit code 1 for an
+    /// unknown artifact.
+    Versions(VersionsArgs),
+    /// Show what changed between two revisions of an artifact, headers included.
+    ///
+    /// DESCRIPTION and INFORMATION, releases added (and, in a broken chain,
+    /// removed or changed), and policy statements added and removed. Each
+    /// revision is named by its JOURNAL_VERSION, `now`/a date (the newest at
+    /// or before it) or `latest`. Exit code 1 for an unknown artifact or revision.
+    Diff(DiffArgs),
 }
 
 impl Command {
@@ -83,6 +119,9 @@ impl Command {
             Command::History(_) => "history",
             Command::Show(_) => "show",
             Command::VerifyContent(_) => "verify-content",
+            Command::List(_) => "list",
+            Command::Versions(_) => "versions",
+            Command::Diff(_) => "diff",
         }
     }
 
@@ -96,6 +135,9 @@ impl Command {
             Command::History(a) => a.json,
             Command::Show(a) => a.json,
             Command::VerifyContent(a) => a.json,
+            Command::List(a) => a.json,
+            Command::Versions(a) => a.json,
+            Command::Diff(a) => a.json,
         }
     }
 }
@@ -116,20 +158,103 @@ pub struct RootArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub root: RootArgs,
+    /// Stop after this many errors (every error is reported by default).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_errors: Option<u64>,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// `lint <file>... [--json]`
+/// `lint <path>... [--json]`
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// The revision files to check (each on its own; all are checked).
+    /// The revision files to check (each on its own; all are checked). A
+    /// directory is searched recursively for `*.journal` and
+    /// `*.journal.example` files; `-` reads more paths from stdin, one a line
+    /// (no argument-length limit: `find … | nenjim-journal lint -`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `list <root> [pattern] [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only coordinates containing this text, or matching it as a glob (`com.r35157.*`).
+    pub pattern: Option<String>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `versions <root> <coordinate> [--at T | --as-of T] [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct VersionsArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The artifact whose releases are listed.
+    #[arg(value_parser = parse_coordinate)]
+    pub coordinate: ArtifactCoordinate,
+    /// The revision with exactly this JOURNAL_VERSION (`now`, a date or a timestamp).
+    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of", value_parser = parse_instant)]
+    pub at: Option<JournalVersion>,
+    /// The newest revision at or before this instant (`now`, `2026-12-01` or a timestamp).
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_instant)]
+    pub as_of: Option<JournalVersion>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `diff <root> <coordinate> <from> <to> [--examples] [--json]`
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// The artifact.
+    #[arg(value_parser = parse_coordinate)]
+    pub coordinate: ArtifactCoordinate,
+    /// The older revision: a JOURNAL_VERSION, `now`, a date (the newest
+    /// revision at or before it), `genesis` or `latest`.
+    pub from: String,
+    /// The newer revision, named the same way.
+    pub to: String,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A coordinate as typed; a trailing `/` (from shell completion of the
+/// artifact directory) is dropped.
+pub fn parse_coordinate(text: &str) -> Result<ArtifactCoordinate, String> {
+    text.trim_end_matches('/')
+        .parse::<ArtifactCoordinate>()
+        .map_err(|e| e.to_string())
+}
+
+/// An instant as typed: `now`, a date `YYYY-MM-DD` (its start, in UTC), an
+/// ISO timestamp `YYYY-MM-DDTHH:MM:SSZ`, or a JOURNAL_VERSION `YYYYMMDDTHHMMSSZ`.
+pub fn parse_instant(text: &str) -> Result<JournalVersion, String> {
+    if text.eq_ignore_ascii_case("now") {
+        return Ok(JournalVersion::now_utc());
+    }
+    let compact: String = if text.len() == 10 && text.as_bytes().get(4) == Some(&b'-') {
+        format!("{}T000000Z", text.replace('-', ""))
+    } else if text.contains('-') || text.contains(':') {
+        text.replace(['-', ':'], "")
+    } else {
+        text.to_owned()
+    };
+    compact.parse::<JournalVersion>().map_err(|e| {
+        format!(
+            "{e}; expected `now`, a date (`2026-12-01`), `2026-12-01T10:00:00Z` or `20261201T100000Z`"
+        )
+    })
 }
 
 /// `digest <file> [--json]`
@@ -159,6 +284,7 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub root: RootArgs,
     /// The artifact whose chain is shown.
+    #[arg(value_parser = parse_coordinate)]
     pub coordinate: ArtifactCoordinate,
     /// Print one JSON document instead of text.
     #[arg(long)]
@@ -171,12 +297,15 @@ pub struct ShowArgs {
     #[command(flatten)]
     pub root: RootArgs,
     /// The artifact to show.
+    #[arg(value_parser = parse_coordinate)]
     pub coordinate: ArtifactCoordinate,
-    /// The revision with exactly this JOURNAL_VERSION (default: the latest).
-    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of")]
+    /// The revision with exactly this JOURNAL_VERSION (default: the latest;
+    /// `now`, a date or a timestamp are accepted).
+    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of", value_parser = parse_instant)]
     pub at: Option<JournalVersion>,
-    /// The newest revision at or before this instant (default: the latest).
-    #[arg(long, value_name = "TIMESTAMP")]
+    /// The newest revision at or before this instant: `now`, a date
+    /// (`2026-12-01`) or a timestamp (default: the latest).
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_instant)]
     pub as_of: Option<JournalVersion>,
     /// Show only this release, with its policy context in the revision.
     #[arg(long, value_name = "VERSION")]

@@ -17,10 +17,12 @@
 
 mod args;
 mod commands;
+mod diagnose;
 mod failure;
 mod load;
 mod report;
 mod ui;
+mod warnings;
 
 use std::process::ExitCode;
 
@@ -28,7 +30,7 @@ use clap::Parser as _;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    let ui = ui::Ui::from_environment();
+    let ui = ui::Ui::from_environment(cli.color, cli.quiet);
     let status = match commands::run(&cli.command, &ui) {
         Ok(status) => status,
         Err(error) => {

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::args::ColorChoice;
 use crate::failure::CliError;
 use crate::report::{ErrorJson, FailureDocument};
 
@@ -42,23 +43,49 @@ pub struct Ui {
     colour_out: bool,
     colour_err: bool,
     stderr_terminal: bool,
+    quiet: bool,
 }
 
 impl Ui {
-    /// Reads `NO_COLOR` and whether stdout and stderr are terminals.
-    pub fn from_environment() -> Ui {
+    /// Reads `NO_COLOR` and whether stdout and stderr are terminals;
+    /// `--color` overrides both, `--quiet` silences summaries, progress and warnings.
+    pub fn from_environment(color: ColorChoice, quiet: bool) -> Ui {
         let allowed = std::env::var_os("NO_COLOR").is_none();
         let stderr_terminal = io::stderr().is_terminal();
+        let (colour_out, colour_err) = match color {
+            ColorChoice::Auto => (
+                allowed && io::stdout().is_terminal(),
+                allowed && stderr_terminal,
+            ),
+            ColorChoice::Always => (true, true),
+            ColorChoice::Never => (false, false),
+        };
         Ui {
-            colour_out: allowed && io::stdout().is_terminal(),
-            colour_err: allowed && stderr_terminal,
+            colour_out,
+            colour_err,
             stderr_terminal,
+            quiet,
         }
     }
 
-    /// Whether progress messages may be shown (stderr is a terminal).
+    /// Whether progress messages may be shown (stderr is a terminal, not `--quiet`).
     pub fn progress_enabled(&self) -> bool {
-        self.stderr_terminal
+        self.stderr_terminal && !self.quiet
+    }
+
+    /// Writes a summary or a confirmation to stdout, unless `--quiet`.
+    pub fn summary(&self, text: &str) -> Result<(), CliError> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.print(text)
+    }
+
+    /// Writes a warning line to stderr, unless `--quiet`.
+    pub fn warn(&self, message: &str) {
+        if !self.quiet {
+            self.eprintln(&format!("{} {message}", self.err(Paint::Warn, "warning:")));
+        }
     }
 
     /// `text` styled for stdout.

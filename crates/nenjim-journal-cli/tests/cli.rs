@@ -336,7 +336,7 @@ fn usage_errors_exit_2() {
             f.root().to_string_lossy().into_owned(),
             "serde".to_owned(),
             "--at".to_owned(),
-            "2026-01-01".to_owned(),
+            "2026-13-45".to_owned(),
         ],
         vec![
             "show".to_owned(),

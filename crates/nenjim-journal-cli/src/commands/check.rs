@@ -1,14 +1,17 @@
-//! `check <root> [--examples] [--json]`: load the root as `start()` does and
-//! report a summary, or the first error as a diagnostic (exit code 1, or 2
-//! for a missing or unreadable root).
+//! `check <root> [--examples] [--max-errors N] [--json]`: load the root as
+//! `start()` does and report a summary; when it fails, report every
+//! independent error of the root ([`crate::diagnose`]) with a count (exit
+//! code 1, or 2 for a missing or unreadable root).
 
 use serde::Serialize;
 
 use crate::args::CheckArgs;
+use crate::diagnose;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{counted, path_text};
+use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
+use crate::warnings::deprecated_licenses;
 
 /// The `--json` document of a successful check.
 #[derive(Debug, Serialize)]
@@ -25,20 +28,51 @@ struct CheckDocument {
     releases: usize,
     /// How long loading took, in milliseconds.
     elapsed_ms: u64,
+    /// `*.journal.example` files not loaded (without `--examples`).
+    skipped_examples: usize,
+    /// Valid but discouraged things (deprecated license identifiers).
+    warnings: Vec<String>,
+}
+
+/// The `--json` document of a failed check.
+#[derive(Debug, Serialize)]
+struct FailedDocument {
+    command: &'static str,
+    ok: bool,
+    root: String,
+    examples: bool,
+    /// The first error (as every failure document has).
+    error: ErrorJson,
+    /// Every independent error found (at most `--max-errors`).
+    errors: Vec<ErrorJson>,
+    error_count: usize,
+    /// Whether the check stopped at `--max-errors` before the end.
+    truncated: bool,
 }
 
 pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
-    let loaded = load(&args.root, ui)?;
+    let loaded = match load(&args.root, ui) {
+        Ok(loaded) => loaded,
+        Err(error) if error.status() == Status::Trouble => return Err(error),
+        Err(error) => return report_all(args, ui, error),
+    };
     let service = &*loaded.service;
     let coordinates = service.coordinates()?;
     let mut revisions = 0;
     let mut releases = 0;
+    let mut warnings = Vec::new();
     for coordinate in &coordinates {
         revisions += service.revisions(coordinate)?.len();
         if let Some(latest) = service.latest(coordinate)? {
             releases += latest.releases().len();
+            warnings.extend(deprecated_licenses(&latest));
         }
     }
+    let skipped_examples = if args.root.examples {
+        0
+    } else {
+        diagnose::count_examples(&args.root.root)
+    };
     let document = CheckDocument {
         command: "check",
         ok: true,
@@ -48,24 +82,94 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         revisions,
         releases,
         elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
+        skipped_examples,
+        warnings,
     };
     if args.json {
         ui.print_json(&document)?;
-    } else {
-        ui.print(&format!(
-            "{} {}{}: {}, {}, {} (loaded in {:.3} s)\n",
-            ui.out(Paint::Good, "ok"),
-            document.root,
-            if document.examples {
-                " (with examples)"
-            } else {
-                ""
-            },
-            counted(document.artifacts, "artifact"),
-            counted(document.revisions, "revision"),
-            counted(document.releases, "release"),
-            loaded.elapsed.as_secs_f64(),
-        ))?;
+        return Ok(Status::Ok);
     }
+    for warning in &document.warnings {
+        ui.warn(warning);
+    }
+    let skipped = match skipped_examples {
+        0 => String::new(),
+        n => format!(
+            "; skipped {} (pass --examples to load them)",
+            counted(n, "example file")
+        ),
+    };
+    ui.summary(&format!(
+        "{} {}{}: {}, {}, {} (loaded in {:.3} s){skipped}\n",
+        ui.out(Paint::Good, "ok"),
+        document.root,
+        if document.examples {
+            " (with examples)"
+        } else {
+            ""
+        },
+        counted(document.artifacts, "artifact"),
+        counted(document.revisions, "revision"),
+        counted(document.releases, "release"),
+        loaded.elapsed.as_secs_f64(),
+    ))?;
     Ok(Status::Ok)
+}
+
+/// The load failed with `first`: scan the root for every independent error
+/// and report them all, with a count.
+fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliError> {
+    let limit = args
+        .max_errors
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(usize::MAX);
+    let diagnosis = match diagnose::scan(&args.root.root, args.root.examples, limit) {
+        Ok(diagnosis) if !diagnosis.errors.is_empty() => diagnosis,
+        // The scan found nothing the loader did (or could not run): the
+        // loader's error is the report.
+        _ => diagnose::Diagnosis {
+            errors: vec![first],
+            truncated: false,
+        },
+    };
+    let status = diagnosis
+        .errors
+        .iter()
+        .map(CliError::status)
+        .max()
+        .unwrap_or(Status::Invalid);
+    let count = diagnosis.errors.len();
+    let root = path_text(&args.root.root);
+    for error in &diagnosis.errors {
+        ui.eprintln(&format!("{} {error}", ui.err(Paint::Bad, "error:")));
+    }
+    let stopped = if diagnosis.truncated {
+        " (stopped early: --max-errors)"
+    } else {
+        ""
+    };
+    ui.eprintln(&format!(
+        "{} {root}: {}{stopped}",
+        ui.err(Paint::Bad, "failed"),
+        counted(count, "error")
+    ));
+    if args.json {
+        let errors: Vec<ErrorJson> = diagnosis.errors.iter().map(ErrorJson::of).collect();
+        let first = diagnosis
+            .errors
+            .first()
+            .map(ErrorJson::of)
+            .unwrap_or_else(|| ErrorJson::of(&CliError::refused("Invalid", "invalid root")));
+        ui.print_json(&FailedDocument {
+            command: "check",
+            ok: false,
+            root,
+            examples: args.root.examples,
+            error: first,
+            errors,
+            error_count: count,
+            truncated: diagnosis.truncated,
+        })?;
+    }
+    Ok(status)
 }

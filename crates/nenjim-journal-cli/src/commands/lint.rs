@@ -1,9 +1,11 @@
-//! `lint <file>... [--json]`: parse and validate each file on its own (no
-//! chain context, no file-name rules). Every file is checked and every
-//! error printed; exit code 1 if any file is invalid, 2 if any could not be
-//! read.
+//! `lint <path>... [--json]`: parse and validate each file on its own (no
+//! chain context, no file-name rules). A directory is searched recursively
+//! for revision files; `-` reads more paths from stdin, one a line. Every
+//! file is checked and every error printed, then a one-line summary (none
+//! on success with `--quiet`); exit code 1 if any file is invalid, 2 if any
+//! could not be read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::model::JournalRevision;
 use serde::Serialize;
@@ -13,13 +15,19 @@ use crate::args::LintArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
+use crate::warnings::deprecated_licenses;
 
 /// The `--json` document.
 #[derive(Debug, Serialize)]
 struct LintDocument {
     command: &'static str,
     ok: bool,
+    /// How many files were checked, and how many of them are invalid.
+    checked: usize,
+    invalid: usize,
     files: Vec<FileJson>,
+    /// Valid but discouraged things (deprecated license identifiers).
+    warnings: Vec<String>,
 }
 
 /// One file's verdict; the revision fields are `null` when it failed.
@@ -35,15 +43,24 @@ struct FileJson {
 }
 
 pub fn run(args: &LintArgs, ui: &Ui) -> Result<Status, CliError> {
+    let paths = expand(&args.files)?;
     let mut status = Status::Ok;
-    let mut files = Vec::with_capacity(args.files.len());
-    for path in &args.files {
+    let mut files = Vec::with_capacity(paths.len());
+    let mut warnings = Vec::new();
+    for path in &paths {
         let verdict = lint_file(path);
         let shown = path_text(path);
         match &verdict {
             Ok(revision) => {
+                for warning in deprecated_licenses(revision) {
+                    let warning = format!("{shown}: {warning}");
+                    if !args.json {
+                        ui.warn(&warning);
+                    }
+                    warnings.push(warning);
+                }
                 if !args.json {
-                    ui.print(&format!(
+                    ui.summary(&format!(
                         "{} {shown}: {} {} ({}, {})\n",
                         ui.out(Paint::Good, "ok"),
                         revision.coordinate(),
@@ -79,14 +96,99 @@ pub fn run(args: &LintArgs, ui: &Ui) -> Result<Status, CliError> {
             },
         });
     }
+    let invalid = files.iter().filter(|f| !f.ok).count();
     if args.json {
         ui.print_json(&LintDocument {
             command: "lint",
             ok: status == Status::Ok,
+            checked: files.len(),
+            invalid,
             files,
+            warnings,
         })?;
+    } else if status == Status::Ok {
+        ui.summary(&format!(
+            "{} {} checked, all valid\n",
+            ui.out(Paint::Good, "ok"),
+            counted(files.len(), "file")
+        ))?;
+    } else {
+        ui.eprintln(&format!(
+            "{} {} checked, {invalid} invalid",
+            ui.err(Paint::Bad, "failed"),
+            counted(files.len(), "file")
+        ));
     }
     Ok(status)
+}
+
+/// The files the arguments name: a file as it is, a directory's revision
+/// files (recursively, in name order), and for `-` the paths read from
+/// stdin, one a line (each expanded the same way).
+fn expand(arguments: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    let mut files = Vec::new();
+    for argument in arguments {
+        if argument.as_os_str() == "-" {
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut input)
+                .map_err(|e| CliError::io(Path::new("<stdin>"), "cannot read the paths", e))?;
+            for line in input.lines().map(|l| l.trim_end_matches('\r')) {
+                if !line.is_empty() {
+                    expand_one(Path::new(line), &mut files)?;
+                }
+            }
+        } else {
+            expand_one(argument, &mut files)?;
+        }
+    }
+    Ok(files)
+}
+
+fn expand_one(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    if !path.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let found = files.len();
+    walk(path, files)?;
+    if files.len() == found {
+        return Err(CliError::refused(
+            "NoRevisionFiles",
+            format!(
+                "found no `*.journal` or `*.journal.example` file in the directory {}, expected revision files",
+                path_text(path)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every `*.journal` and `*.journal.example` file under `dir` (hidden entries
+/// and symbolic links skipped).
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| CliError::io(dir, "cannot list the directory", e))?
+        .filter_map(Result::ok)
+        .collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&entry.path(), files)?;
+        } else if kind.is_file()
+            && (name.ends_with(".journal") || name.ends_with(".journal.example"))
+        {
+            files.push(entry.path());
+        }
+    }
+    Ok(())
 }
 
 /// Reads and parses one file; every error names the file.

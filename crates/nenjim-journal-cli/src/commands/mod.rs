@@ -2,12 +2,20 @@
 //! [`Status`] for the exit code, or the error that stopped it.
 
 mod check;
+mod diff;
 mod digest;
 mod history;
 mod lint;
+mod list;
+mod select;
 mod show;
+mod similar;
+mod store_layout;
 mod successor;
 mod verify_content;
+mod versions;
+
+pub use similar::similar;
 
 use std::path::Path;
 
@@ -30,6 +38,9 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::History(args) => history::run(args, ui),
         Command::Show(args) => show::run(args, ui),
         Command::VerifyContent(args) => verify_content::run(args, ui),
+        Command::List(args) => list::run(args, ui),
+        Command::Versions(args) => versions::run(args, ui),
+        Command::Diff(args) => diff::run(args, ui),
     }
 }
 
@@ -57,7 +68,15 @@ fn revisions_of(
                 0 => String::new(),
                 n => format!(" and {n} more"),
             };
-            format!("expected one of: {}{more}", names.join(", "))
+            let close = similar(
+                coordinate.as_str(),
+                known.iter().map(ArtifactCoordinate::as_str),
+            );
+            if close.is_empty() {
+                format!("expected one of: {}{more}", names.join(", "))
+            } else {
+                format!("did you mean {}?", close.join(", "))
+            }
         };
         return Err(CliError::refused(
             "UnknownArtifact",
@@ -76,7 +95,7 @@ const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
 /// Reads a revision file as text: I/O errors are `Io` (exit code 2), a file
 /// over 64 MiB is `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8`
 /// located at the first bad byte (both exit code 1).
-fn read_text(path: &Path) -> Result<String, CliError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     use nenjim_journal_api::error::{ErrorKind, JournalError};
     use std::io::Read as _;
 

@@ -113,6 +113,9 @@ pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
         }
         Err(e) => return Err(CliError::io(store, "cannot use the store", e)),
     }
+    if let Some(error) = super::store_layout::misplaced(store) {
+        return Err(error);
+    }
     let loaded = load(&args.root, ui)?;
     let pointers = collect_pointers(&*loaded.service, args.all_revisions)?;
 

@@ -1,0 +1,76 @@
+//! Choosing one revision of an artifact: by `--at` / `--as-of`, or by a
+//! name typed as an argument (`latest`, `genesis`, a JOURNAL_VERSION, `now`
+//! or a date).
+
+use nenjim_journal_api::JournalService;
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+
+use crate::args::parse_instant;
+use crate::failure::CliError;
+
+/// The revision `--at` (exactly) or `--as-of` (newest at or before) names,
+/// or the latest one.
+pub fn by_options(
+    service: &dyn JournalService,
+    coordinate: &ArtifactCoordinate,
+    revisions: &[JournalRevision],
+    at: Option<JournalVersion>,
+    as_of: Option<JournalVersion>,
+) -> Result<JournalRevision, CliError> {
+    if let Some(at) = at {
+        return service
+            .revision(coordinate, at)?
+            .ok_or_else(|| unknown(coordinate, &at.to_string(), revisions));
+    }
+    if let Some(as_of) = as_of {
+        return service
+            .revision_as_of(coordinate, as_of)?
+            .ok_or_else(|| unknown(coordinate, &as_of.to_string(), revisions));
+    }
+    revisions
+        .last()
+        .cloned()
+        .ok_or_else(|| unknown(coordinate, "latest", revisions))
+}
+
+/// The revision `name` names: `latest`, `genesis`, an exact JOURNAL_VERSION,
+/// or else the newest at or before the instant (`now`, `2026-12-01`).
+pub fn by_name(
+    service: &dyn JournalService,
+    coordinate: &ArtifactCoordinate,
+    revisions: &[JournalRevision],
+    name: &str,
+) -> Result<JournalRevision, CliError> {
+    let chosen = match name {
+        "latest" | "head" => revisions.last().cloned(),
+        "genesis" => revisions.first().cloned(),
+        _ => {
+            let instant = parse_instant(name).map_err(|message| {
+                CliError::refused(
+                    "UnknownRevision",
+                    format!("found revision name `{name}`: {message}; or `latest`, `genesis`"),
+                )
+            })?;
+            match service.revision(coordinate, instant)? {
+                Some(exact) => Some(exact),
+                None => service.revision_as_of(coordinate, instant)?,
+            }
+        }
+    };
+    chosen.ok_or_else(|| unknown(coordinate, name, revisions))
+}
+
+fn unknown(coordinate: &ArtifactCoordinate, name: &str, revisions: &[JournalRevision]) -> CliError {
+    let known: Vec<String> = revisions
+        .iter()
+        .map(|r| r.journal_version().to_string())
+        .collect();
+    CliError::refused(
+        "UnknownRevision",
+        format!(
+            "found no revision of {coordinate} for `{name}`; expected one of: {} (or an instant after the genesis)",
+            known.join(", ")
+        ),
+    )
+}

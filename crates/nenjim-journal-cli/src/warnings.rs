@@ -1,0 +1,63 @@
+//! Warnings: what is valid but should change. Today, deprecated SPDX
+//! license identifiers (`GPL-3.0`), which the format accepts (they stay on
+//! the SPDX list) but which have precise replacements.
+
+use nenjim_journal_api::model::JournalRevision;
+
+/// One line per deprecated identifier in the licenses of `revision`'s
+/// releases: `<coordinate> <version>: LICENSE … ; use …`.
+pub fn deprecated_licenses(revision: &JournalRevision) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for release in revision.releases() {
+        let license = release.license().as_str();
+        for word in license
+            .split([' ', '(', ')'])
+            .filter(|w| !w.is_empty() && !matches!(*w, "AND" | "OR" | "WITH"))
+        {
+            let Some(id) = spdx::license_id(word) else {
+                continue;
+            };
+            if !id.is_deprecated() {
+                continue;
+            }
+            warnings.push(format!(
+                "{} {}: LICENSE {license}: `{word}` is a deprecated SPDX identifier; {}",
+                revision.coordinate(),
+                release.version(),
+                replacement(word)
+            ));
+        }
+    }
+    warnings
+}
+
+/// What to write instead of a deprecated identifier.
+fn replacement(word: &str) -> String {
+    let base = word.trim_end_matches('+');
+    let only = spdx::gnu_license_id(base, false).filter(|id| !id.is_deprecated());
+    let later = spdx::gnu_license_id(base, true).filter(|id| !id.is_deprecated());
+    match (only, later) {
+        (Some(only), Some(later)) if word.ends_with('+') => {
+            format!("use `{}` (or `{}`)", later.name, only.name)
+        }
+        (Some(only), Some(later)) => format!("use `{}` or `{}`", only.name, later.name),
+        _ => "see the SPDX License List for its replacement".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replacement;
+
+    #[test]
+    fn gnu_identifiers_name_both_replacements() {
+        assert_eq!(
+            replacement("GPL-3.0"),
+            "use `GPL-3.0-only` or `GPL-3.0-or-later`"
+        );
+        assert_eq!(
+            replacement("GPL-2.0+"),
+            "use `GPL-2.0-or-later` (or `GPL-2.0-only`)"
+        );
+    }
+}
