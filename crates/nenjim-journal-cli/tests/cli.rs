@@ -9,6 +9,8 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use tempfile::TempDir;
 
+mod people;
+
 // ---------------------------------------------------------------- helpers
 
 fn hex(bytes: &[u8]) -> String {
