@@ -26,6 +26,10 @@ pub struct Cli {
     /// When to colour the output: `auto` (on a terminal, unless `NO_COLOR` is set), `always` or `never`.
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+    /// Never send long output through a pager (`$PAGER`, else `less -FRX`);
+    /// a pager is only used when stdout is a terminal.
+    #[arg(long, global = true)]
+    pub no_pager: bool,
 }
 
 /// When output is coloured.
@@ -106,6 +110,15 @@ pub enum Command {
     /// revision is named by its JOURNAL_VERSION, `now`/a date (the newest at
     /// or before it) or `latest`. Exit code 1 for an unknown artifact or revision.
     Diff(DiffArgs),
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
+    ///
+    /// Generated from this command's own definition, e.g.
+    /// `nenjim-journal completions bash > /etc/bash_completion.d/nenjim-journal`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), generated from this command's own definition.
+    ///
+    /// `nenjim-journal man > nenjim-journal.1 && man ./nenjim-journal.1`.
+    Man(ManArgs),
 }
 
 impl Command {
@@ -122,6 +135,8 @@ impl Command {
             Command::List(_) => "list",
             Command::Versions(_) => "versions",
             Command::Diff(_) => "diff",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
         }
     }
 
@@ -138,6 +153,8 @@ impl Command {
             Command::List(a) => a.json,
             Command::Versions(a) => a.json,
             Command::Diff(a) => a.json,
+            Command::Completions(a) => a.json,
+            Command::Man(a) => a.json,
         }
     }
 }
@@ -225,6 +242,25 @@ pub struct DiffArgs {
     /// The newer revision, named the same way.
     pub to: String,
     /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `completions <shell> [--json]`
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+    /// Print one JSON document (the script as a string) instead of the script.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `man [--json]`
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Print one JSON document (the page as a string) instead of the page.
     #[arg(long)]
     pub json: bool,
 }

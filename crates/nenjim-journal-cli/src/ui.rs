@@ -44,12 +44,14 @@ pub struct Ui {
     colour_err: bool,
     stderr_terminal: bool,
     quiet: bool,
+    /// Whether long output may go through a pager (stdout is a terminal, no `--no-pager`).
+    pager: bool,
 }
 
 impl Ui {
     /// Reads `NO_COLOR` and whether stdout and stderr are terminals;
     /// `--color` overrides both, `--quiet` silences summaries, progress and warnings.
-    pub fn from_environment(color: ColorChoice, quiet: bool) -> Ui {
+    pub fn from_environment(color: ColorChoice, quiet: bool, pager: bool) -> Ui {
         let allowed = std::env::var_os("NO_COLOR").is_none();
         let stderr_terminal = io::stderr().is_terminal();
         let (colour_out, colour_err) = match color {
@@ -65,6 +67,30 @@ impl Ui {
             colour_err,
             stderr_terminal,
             quiet,
+            pager: pager && io::stdout().is_terminal(),
+        }
+    }
+
+    /// Writes a view to stdout, through a pager when stdout is a terminal
+    /// and the text is longer than the screen (`$LINES`, else 24 lines).
+    pub fn page(&self, text: &str) -> Result<(), CliError> {
+        let rows = std::env::var("LINES")
+            .ok()
+            .and_then(|l| l.parse::<usize>().ok())
+            .unwrap_or(24);
+        if !self.pager || text.lines().count() < rows {
+            return self.print(text);
+        }
+        match spawn_pager() {
+            Some(mut child) => {
+                if let Some(mut stdin) = child.stdin.take() {
+                    // The reader may quit early: a broken pipe is not an error.
+                    let _ = stdin.write_all(text.as_bytes());
+                }
+                let _ = child.wait();
+                Ok(())
+            }
+            None => self.print(text),
         }
     }
 
@@ -138,6 +164,19 @@ impl Ui {
             }
         }
     }
+}
+
+/// `$PAGER` (split at spaces), else `less -FRX`; `None` if it cannot start.
+fn spawn_pager() -> Option<std::process::Child> {
+    let configured = std::env::var("PAGER").ok().filter(|p| !p.trim().is_empty());
+    let line = configured.unwrap_or_else(|| "less -FRX".to_owned());
+    let mut words = line.split_whitespace();
+    let program = words.next()?;
+    std::process::Command::new(program)
+        .args(words)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .ok()
 }
 
 fn styled(colour: bool, paint: Paint, text: &str) -> String {

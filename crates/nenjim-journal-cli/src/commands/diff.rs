@@ -51,7 +51,7 @@ pub fn run(args: &DiffArgs, ui: &Ui) -> Result<Status, CliError> {
     if args.json {
         ui.print_json(&document)?;
     } else {
-        ui.print(&text(&document, &from, &to, ui))?;
+        ui.page(&text(&document, &from, &to, ui))?;
     }
     Ok(Status::Ok)
 }

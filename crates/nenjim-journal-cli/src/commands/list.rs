@@ -111,7 +111,7 @@ pub fn run(args: &ListArgs, ui: &Ui) -> Result<Status, CliError> {
             a.latest_release.as_deref().unwrap_or("-"),
         ));
     }
-    ui.print(&text)?;
+    ui.page(&text)?;
     Ok(Status::Ok)
 }
 

@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod digest;
+mod generated;
 mod history;
 mod lint;
 mod list;
@@ -41,6 +42,8 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::List(args) => list::run(args, ui),
         Command::Versions(args) => versions::run(args, ui),
         Command::Diff(args) => diff::run(args, ui),
+        Command::Completions(args) => generated::completions(args, ui),
+        Command::Man(args) => generated::man(args, ui),
     }
 }
 

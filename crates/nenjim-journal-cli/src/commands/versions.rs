@@ -87,6 +87,6 @@ pub fn run(args: &VersionsArgs, ui: &Ui) -> Result<Status, CliError> {
         text.push_str(line.trim_end());
         text.push('\n');
     }
-    ui.print(&text)?;
+    ui.page(&text)?;
     Ok(Status::Ok)
 }

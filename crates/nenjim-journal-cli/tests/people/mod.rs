@@ -436,3 +436,31 @@ fn color_can_be_forced_and_every_new_command_has_help() {
         assert!(stdout(&out).contains("--json"), "{command}");
     }
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_definition() {
+    let out = run(&[&"completions", &"bash"]);
+    assert_code(&out, 0);
+    let script = stdout(&out);
+    assert!(script.contains("nenjim-journal"), "{script}");
+    assert!(script.contains("versions") && script.contains("--max-errors"));
+    let out = run(&[&"man"]);
+    assert_code(&out, 0);
+    let page = stdout(&out);
+    assert!(page.contains(".TH nenjim-journal 1"), "{page}");
+    let v = json(&run(&[&"completions", &"zsh", &"--json"]));
+    assert_eq!(v["command"], "completions");
+    assert_eq!(v["shell"], "zsh");
+    assert!(v["text"].as_str().is_some_and(|t| t.contains("#compdef")));
+    assert_eq!(json(&run(&[&"man", &"--json"]))["ok"], true);
+    let out = run(&[&"completions", &"tcsh"]);
+    assert_code(&out, 2);
+}
+
+#[test]
+fn no_pager_is_accepted_and_output_through_a_pipe_is_never_paged() {
+    let f = fixture();
+    let out = run(&[&"versions", &f.root(), &"serde", &"--no-pager"]);
+    assert_code(&out, 0);
+    assert_eq!(stdout(&out).lines().count(), 3);
+}
