@@ -3,17 +3,21 @@
 
 mod check;
 mod digest;
+mod events;
 mod history;
 mod lint;
 mod show;
 mod successor;
 mod verify_content;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+
+pub use events::Numbered;
 
 use crate::args::Command;
 use crate::failure::{CliError, Status};
@@ -28,6 +32,7 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Digest(args) => digest::run(args, ui),
         Command::Successor(args) => successor::run(args, ui),
         Command::History(args) => history::run(args, ui),
+        Command::Events(args) => events::run(args, ui),
         Command::Show(args) => show::run(args, ui),
         Command::VerifyContent(args) => verify_content::run(args, ui),
     }
@@ -44,30 +49,38 @@ fn revisions_of(
 ) -> Result<Vec<JournalRevision>, CliError> {
     let revisions = service.revisions(coordinate)?;
     if revisions.is_empty() {
-        let known = service.coordinates()?;
-        let known = if known.is_empty() {
-            "the root holds no artifact".to_owned()
-        } else {
-            let names: Vec<&str> = known
-                .iter()
-                .take(SHOWN_NAMES)
-                .map(ArtifactCoordinate::as_str)
-                .collect();
-            let more = match known.len().saturating_sub(SHOWN_NAMES) {
-                0 => String::new(),
-                n => format!(" and {n} more"),
-            };
-            format!("expected one of: {}{more}", names.join(", "))
-        };
-        return Err(CliError::refused(
-            "UnknownArtifact",
-            format!(
-                "found no artifact `{coordinate}` in {}; {known}",
-                path_text(root)
-            ),
-        ));
+        return Err(unknown_artifact(&service.coordinates()?, root, coordinate));
     }
     Ok(revisions)
+}
+
+/// The `UnknownArtifact` refusal of `coordinate`, listing the `known` ones.
+fn unknown_artifact(
+    known: &BTreeSet<ArtifactCoordinate>,
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+) -> CliError {
+    let known = if known.is_empty() {
+        "the root holds no artifact".to_owned()
+    } else {
+        let names: Vec<&str> = known
+            .iter()
+            .take(SHOWN_NAMES)
+            .map(ArtifactCoordinate::as_str)
+            .collect();
+        let more = match known.len().saturating_sub(SHOWN_NAMES) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        format!("expected one of: {}{more}", names.join(", "))
+    };
+    CliError::refused(
+        "UnknownArtifact",
+        format!(
+            "found no artifact `{coordinate}` in {}; {known}",
+            path_text(root)
+        ),
+    )
 }
 
 /// The largest revision file read (section 7: larger is `TooLarge`).
