@@ -4,7 +4,7 @@
 //!
 //! | variable | default | used by |
 //! |---|---|---|
-//! | `NENJIM_BENCH_FILES` | 10000 | P3, P4, P6: files in the large root (`files/5` artifacts x 5 revisions, 2 releases each) |
+//! | `NENJIM_BENCH_FILES` | 10000 | P3, P4, P6, P7: files in the large root (`files/5` artifacts x 5 revisions, 2 releases each) |
 //! | `NENJIM_BENCH_CHAIN` | 10000 | P5: revisions of the long chain |
 //! | `NENJIM_BENCH_RELEASES` | 3000 | P1, P2: releases of the large revision (>= 1 MiB) |
 

@@ -312,6 +312,29 @@ pub fn run(
         Target::AtMost(1.2),
     ));
 
+    if let Some(p7) = result(t, "p7_events") {
+        sizes.push(format!(
+            "P7: {} revisions of the large root, {} events",
+            p7["revisions"], p7["events"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P7 events",
+        "replay_events drained vs replay drained (every revision, from 0)",
+        "p7_events/events",
+        "p7_events/revisions",
+        Target::AtMost(2.0),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P7 events",
+        "replay_events, reading each change, vs replay, reading each release and statement",
+        "p7_events/events_read",
+        "p7_events/revisions_read",
+        Target::None,
+    ));
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(

@@ -11,7 +11,8 @@
 //! This crate holds only the contract, and no implementation:
 //!
 //! - [`JournalService`]: the read-only queries a consumer makes (latest,
-//!   exact, as-of, release, replay). It is filesystem-independent.
+//!   exact, as-of, release, replay of whole revisions or of their changes as
+//!   events). It is filesystem-independent.
 //! - [`JournalServiceManager`]: the one passive administration operation,
 //!   [`refresh`](JournalServiceManager::refresh), for the owner of the Journal.
 //! - [`component`]: the lifecycle shared by Nenjim services.
@@ -59,7 +60,9 @@ pub mod model;
 pub mod valuetypes;
 
 use error::JournalError;
-use model::{ArtifactRelease, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor};
+use model::{
+    ArtifactRelease, EventCursor, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor,
+};
 use valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
 /// The read-only Journal: every accepted revision of every artifact.
@@ -113,6 +116,16 @@ pub trait JournalService: component::NenjimComponent {
     /// over the snapshot taken now. `follow(true)` is refused with
     /// [`ErrorKind::FollowUnsupported`](error::ErrorKind::FollowUnsupported).
     fn replay(&self, request: &ReplayRequest) -> Result<Box<dyn RevisionCursor>, JournalError>;
+
+    /// The event feed: a cursor over the changes each revision of
+    /// [`replay`](JournalService::replay) made to its artifact's worldview
+    /// (same snapshot, same sequence space, same request), in ascending
+    /// sequence order and, within a revision, in the order documented on
+    /// [`EventChange`](model::EventChange). A revision that changes nothing
+    /// yields no event. `Ok(None)` only when the backlog is drained;
+    /// `follow(true)` is refused with
+    /// [`ErrorKind::FollowUnsupported`](error::ErrorKind::FollowUnsupported).
+    fn replay_events(&self, request: &ReplayRequest) -> Result<Box<dyn EventCursor>, JournalError>;
 }
 
 /// Passive administration of a Journal by its one owner.

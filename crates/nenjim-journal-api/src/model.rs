@@ -37,6 +37,9 @@
 //! # Ok(()) }
 //! ```
 
+mod event;
+pub use event::{EventChange, EventCursor, JournalEvent};
+
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;

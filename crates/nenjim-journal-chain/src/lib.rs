@@ -47,6 +47,9 @@
 //! sequence number, in sequence order, over the snapshot it was opened on.
 //! [`ChainState::revision_by_digest`] and [`ChainState::by_sequence`] are
 //! the two indexes behind them, and [`is_blank`] is the `EmptyInput` test.
+//! [`events`] derives what a revision changed against its predecessor (the
+//! event feed of `api.md`), and [`ChainState::replay_events`] is the cursor
+//! over the events of a snapshot, after a sequence number.
 //!
 //! This crate does no I/O: the file system loader (`nenjim-journal-fs`)
 //! reads the files and adds their paths to errors; the reference Journal
@@ -112,6 +115,7 @@
 #![forbid(unsafe_code)]
 
 mod chain;
+mod events;
 mod ingest;
 mod replay;
 mod rewrite;
@@ -128,6 +132,7 @@ use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, JournalVersion, ReleaseVersion, RevisionDigest,
 };
 
+pub use crate::events::events;
 pub use crate::ingest::is_blank;
 
 /// What ingesting one revision did.

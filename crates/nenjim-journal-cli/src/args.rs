@@ -77,6 +77,16 @@ pub enum Command {
     /// release count, and the releases and policy statements added (+) or
     /// removed (-) against its predecessor. Exit code 1 for an unknown artifact.
     History(HistoryArgs),
+    /// Print the event feed: what each revision changed, oldest first.
+    ///
+    /// One line per event (sequence, Journal version, coordinate, change):
+    /// `* created`, `~` a header value changed, `+` a release published or a
+    /// policy statement stated, `-` a statement withdrawn. `--after N` resumes
+    /// after the last sequence a consumer processed; `--coordinate` and
+    /// `--kind` select events (each may be repeated). `--json` prints one JSON
+    /// object per line; `--format atom` writes an Atom feed of the newest
+    /// events (50 unless `--limit`). Exit code 1 for an unknown coordinate.
+    Events(EventsArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
     ///
     /// The latest revision by default, `--at` an exact revision, `--as-of` the
@@ -130,6 +140,7 @@ impl Command {
             Command::Digest(_) => "digest",
             Command::Successor(_) => "successor",
             Command::History(_) => "history",
+            Command::Events(_) => "events",
             Command::Show(_) => "show",
             Command::VerifyContent(_) => "verify-content",
             Command::List(_) => "list",
@@ -148,6 +159,7 @@ impl Command {
             Command::Digest(a) => a.json,
             Command::Successor(_) => false,
             Command::History(a) => a.json,
+            Command::Events(a) => a.format() == EventFormat::Json,
             Command::Show(a) => a.json,
             Command::VerifyContent(a) => a.json,
             Command::List(a) => a.json,
@@ -325,6 +337,69 @@ pub struct HistoryArgs {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `events <root> [--after N] [--coordinate C]... [--kind K]... [--limit N]
+/// [--json | --format F] [--examples]`
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub root: RootArgs,
+    /// Only the events of revisions with a sequence above N (0: from the start).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub after: u64,
+    /// Only the events of this artifact (repeat for several).
+    #[arg(long = "coordinate", value_name = "COORDINATE")]
+    pub coordinates: Vec<ArtifactCoordinate>,
+    /// Only events of this kind (repeat for several): `created` (a genesis),
+    /// `header` (description or information changed), `release` (published),
+    /// `policy` (a statement stated or withdrawn).
+    #[arg(long = "kind", value_name = "KIND")]
+    pub kinds: Vec<EventKind>,
+    /// Only the N newest of the selected events (`--format atom`: 50 by default).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// One JSON object per line (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// The output: `text` lines, `json` lines, or an `atom` feed.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<EventFormat>,
+}
+
+impl EventsArgs {
+    /// The output format chosen (`--json` is `json`; `text` by default).
+    pub fn format(&self) -> EventFormat {
+        match (self.json, self.format) {
+            (true, _) => EventFormat::Json,
+            (false, Some(format)) => format,
+            (false, None) => EventFormat::Text,
+        }
+    }
+}
+
+/// The kinds of event `events --kind` selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EventKind {
+    /// `ArtifactCreated`.
+    Created,
+    /// `DescriptionChanged`, `InformationChanged`.
+    Header,
+    /// `ReleasePublished`.
+    Release,
+    /// `PolicyStated`, `PolicyWithdrawn`.
+    Policy,
+}
+
+/// The output formats of `events`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EventFormat {
+    /// One human-readable line per event.
+    Text,
+    /// One JSON object per line.
+    Json,
+    /// An Atom (RFC 4287) feed of the newest events.
+    Atom,
 }
 
 /// `show <root> <coordinate> [--at T | --as-of T] [--release V] [--examples] [--json]`

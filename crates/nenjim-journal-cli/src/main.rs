@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod atom;
 mod commands;
 mod diagnose;
 mod failure;

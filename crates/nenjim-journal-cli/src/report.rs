@@ -9,7 +9,8 @@ use std::path::Path;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{
-    ArtifactRelease, Dependency, Exclusion, JournalRevision, PolicyStatement, Preference,
+    ArtifactRelease, Dependency, EventChange, Exclusion, JournalEvent, JournalRevision,
+    PolicyStatement, Preference,
 };
 use serde::Serialize;
 
@@ -304,6 +305,127 @@ pub fn policy_text(statement: &PolicyStatement) -> String {
         } => format!("DEPRECATE {requirement} {reason}"),
         PolicyStatement::Recommend { version } => format!("RECOMMEND {version}"),
         other => format!("{other:?}"),
+    }
+}
+
+/// One event of the feed (`events --json` prints one per line; `history`
+/// lists each revision's).
+#[derive(Debug, Serialize)]
+pub struct EventJson {
+    /// The sequence of the revision that made the change.
+    pub sequence: u64,
+    pub coordinate: String,
+    pub journal_version: String,
+    /// `artifact_created`, `description_changed`, `information_changed`,
+    /// `release_published`, `policy_withdrawn`, `policy_stated` (or `other`).
+    pub kind: &'static str,
+    pub change: ChangeJson,
+}
+
+/// What an event changed; its fields depend on the event's kind.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ChangeJson {
+    /// `artifact_created`: `{}`.
+    Created {},
+    /// `description_changed`: the new description.
+    Description { description: String },
+    /// `information_changed`: the new URI, `null` when removed.
+    Information { information: Option<String> },
+    /// `release_published`: the release, with its policy context in the revision.
+    Release { release: ReleaseJson },
+    /// `policy_withdrawn`, `policy_stated`: the statement.
+    Statement { statement: PolicyJson },
+    /// An event kind this command does not know yet, as text.
+    Other { text: String },
+}
+
+impl EventJson {
+    pub fn of(event: &JournalEvent) -> EventJson {
+        let (kind, change) = match event.change() {
+            EventChange::ArtifactCreated => ("artifact_created", ChangeJson::Created {}),
+            EventChange::DescriptionChanged(d) => (
+                "description_changed",
+                ChangeJson::Description {
+                    description: d.as_str().to_owned(),
+                },
+            ),
+            EventChange::InformationChanged(i) => (
+                "information_changed",
+                ChangeJson::Information {
+                    information: i.as_ref().map(|u| u.as_str().to_owned()),
+                },
+            ),
+            EventChange::ReleasePublished(r) => (
+                "release_published",
+                ChangeJson::Release {
+                    release: ReleaseJson::of(r),
+                },
+            ),
+            EventChange::PolicyWithdrawn(p) => (
+                "policy_withdrawn",
+                ChangeJson::Statement {
+                    statement: PolicyJson::of(p),
+                },
+            ),
+            EventChange::PolicyStated(p) => (
+                "policy_stated",
+                ChangeJson::Statement {
+                    statement: PolicyJson::of(p),
+                },
+            ),
+            other => (
+                "other",
+                ChangeJson::Other {
+                    text: format!("{other:?}"),
+                },
+            ),
+        };
+        EventJson {
+            sequence: event.sequence(),
+            coordinate: event.coordinate().to_string(),
+            journal_version: event.journal_version().to_string(),
+            kind,
+            change,
+        }
+    }
+}
+
+/// The marks of the event lines: `*` created, `~` a header value changed,
+/// `+` published or stated, `-` withdrawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Created,
+    Changed,
+    Added,
+    Removed,
+}
+
+impl Mark {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Mark::Created => "*",
+            Mark::Changed => "~",
+            Mark::Added => "+",
+            Mark::Removed => "-",
+        }
+    }
+}
+
+/// An event's change as its mark and a line of text: `RELEASE 1.0.0`,
+/// `YANK 1.0.0 "broken"`, `DESCRIPTION "…"`, `INFORMATION (none)`, `created`.
+pub fn change_text(change: &EventChange) -> (Mark, String) {
+    match change {
+        EventChange::ArtifactCreated => (Mark::Created, "created".to_owned()),
+        EventChange::DescriptionChanged(d) => (Mark::Changed, format!("DESCRIPTION {d}")),
+        EventChange::InformationChanged(Some(u)) => {
+            (Mark::Changed, format!("INFORMATION {}", u.as_str()))
+        }
+        EventChange::InformationChanged(None) => (Mark::Changed, "INFORMATION (none)".to_owned()),
+        EventChange::ReleasePublished(r) => (Mark::Added, format!("RELEASE {}", r.version())),
+        EventChange::PolicyWithdrawn(p) => (Mark::Removed, policy_text(p)),
+        EventChange::PolicyStated(p) => (Mark::Added, policy_text(p)),
+        other => (Mark::Changed, format!("{other:?}")),
     }
 }
 

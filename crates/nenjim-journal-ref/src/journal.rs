@@ -8,7 +8,7 @@ use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::{NenjimComponent, NenjimProcess};
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{
-    ArtifactRelease, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor,
+    ArtifactRelease, EventCursor, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor,
 };
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 use nenjim_journal_chain::ChainState;
@@ -207,15 +207,28 @@ impl JournalService for Journal {
 
     fn replay(&self, request: &ReplayRequest) -> Result<Box<dyn RevisionCursor>, JournalError> {
         let snapshot = self.snapshot()?;
-        if request.is_follow() {
-            return Err(JournalError::new(
-                ErrorKind::FollowUnsupported,
-                "found a replay request with follow(true), expected follow(false): \
-                 the reference Journal never watches for new revisions",
-            ));
-        }
+        refuse_follow(request)?;
         Ok(snapshot.replay(request.after_sequence()))
     }
+
+    fn replay_events(&self, request: &ReplayRequest) -> Result<Box<dyn EventCursor>, JournalError> {
+        let snapshot = self.snapshot()?;
+        refuse_follow(request)?;
+        Ok(snapshot.replay_events(request.after_sequence()))
+    }
+}
+
+/// `FollowUnsupported` for a request with `follow(true)`: the reference
+/// Journal never watches, and never downgrades to a cold read silently.
+fn refuse_follow(request: &ReplayRequest) -> Result<(), JournalError> {
+    if request.is_follow() {
+        return Err(JournalError::new(
+            ErrorKind::FollowUnsupported,
+            "found a replay request with follow(true), expected follow(false): \
+             the reference Journal never watches for new revisions",
+        ));
+    }
+    Ok(())
 }
 
 impl Administration for Journal {

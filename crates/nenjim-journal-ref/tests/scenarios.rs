@@ -78,6 +78,14 @@ fn assert_all_queries_fail(service: &dyn JournalService, expected: ErrorKind) {
             .kind(),
         expected
     );
+    assert_eq!(
+        service
+            .replay_events(&ReplayRequest::after(0))
+            .map(|_| ())
+            .unwrap_err()
+            .kind(),
+        expected
+    );
 }
 
 /// A chain g -> s1 -> s2 of `serde` at ts(10), ts(20), ts(30), plus a `left-pad` genesis.

@@ -1,17 +1,20 @@
 //! `history <root> <coordinate> [--examples] [--json]`: the chain of one
 //! artifact, oldest first: each revision's version, digest, sequence and
-//! release count, and what it changed against its predecessor (releases
-//! added, policy statements added and removed). The genesis adds everything
-//! it holds.
+//! release count, and the events it made against its predecessor (header
+//! values changed, releases published, policy statements withdrawn and
+//! stated). It is a view of the event feed: the events are derived by
+//! `nenjim_journal_chain::events`, the derivation `replay_events` uses. The
+//! genesis publishes and states everything it holds.
 
-use nenjim_journal_api::model::{JournalRevision, PolicyStatement};
+use nenjim_journal_api::model::{EventChange, JournalRevision};
 use serde::Serialize;
 
+use super::events::marked;
 use super::revisions_of;
 use crate::args::HistoryArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{PolicyJson, counted, path_text, policy_text};
+use crate::report::{EventJson, PolicyJson, counted, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -37,34 +40,8 @@ struct RevisionChange {
     releases_added: Vec<String>,
     policy_added: Vec<PolicyJson>,
     policy_removed: Vec<PolicyJson>,
-}
-
-/// What `revision` changed against `previous` (everything, for the genesis).
-struct Change<'a> {
-    releases_added: Vec<String>,
-    policy_added: Vec<&'a PolicyStatement>,
-    policy_removed: Vec<&'a PolicyStatement>,
-}
-
-fn change<'a>(previous: Option<&'a JournalRevision>, revision: &'a JournalRevision) -> Change<'a> {
-    let old_policy: &[PolicyStatement] = previous.map_or(&[], |p| p.policy());
-    Change {
-        releases_added: revision
-            .releases()
-            .iter()
-            .filter(|r| previous.is_none_or(|p| p.release(r.version()).is_none()))
-            .map(|r| r.version().to_string())
-            .collect(),
-        policy_added: revision
-            .policy()
-            .iter()
-            .filter(|s| !old_policy.contains(s))
-            .collect(),
-        policy_removed: old_policy
-            .iter()
-            .filter(|s| !revision.policy().contains(s))
-            .collect(),
-    }
+    /// Every event of the revision, as `events --json` prints them.
+    events: Vec<EventJson>,
 }
 
 pub fn run(args: &HistoryArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -78,7 +55,7 @@ pub fn run(args: &HistoryArgs, ui: &Ui) -> Result<Status, CliError> {
         counted(revisions.len(), "revision")
     );
     for revision in &revisions {
-        let change = change(previous, revision);
+        let events = nenjim_journal_chain::events(previous, revision);
         text.push_str(&format!(
             "{}  {}  seq {}  {}{}\n",
             ui.out(Paint::Strong, &revision.journal_version().to_string()),
@@ -91,44 +68,34 @@ pub fn run(args: &HistoryArgs, ui: &Ui) -> Result<Status, CliError> {
                 ""
             },
         ));
-        for version in &change.releases_added {
-            text.push_str(&format!(
-                "  {} RELEASE {version}\n",
-                ui.out(Paint::Good, "+")
-            ));
-        }
-        for statement in &change.policy_added {
-            text.push_str(&format!(
-                "  {} {}\n",
-                ui.out(Paint::Good, "+"),
-                policy_text(statement)
-            ));
-        }
-        for statement in &change.policy_removed {
-            text.push_str(&format!(
-                "  {} {}\n",
-                ui.out(Paint::Warn, "-"),
-                policy_text(statement)
-            ));
-        }
-        entries.push(RevisionChange {
+        let mut entry = RevisionChange {
             journal_version: revision.journal_version().to_string(),
             digest: revision.digest().to_string(),
             predecessor: revision.predecessor().map(ToString::to_string),
             sequence: revision.sequence(),
             releases: revision.releases().len(),
-            releases_added: change.releases_added,
-            policy_added: change
-                .policy_added
-                .into_iter()
-                .map(PolicyJson::of)
-                .collect(),
-            policy_removed: change
-                .policy_removed
-                .into_iter()
-                .map(PolicyJson::of)
-                .collect(),
-        });
+            releases_added: Vec::new(),
+            policy_added: Vec::new(),
+            policy_removed: Vec::new(),
+            events: Vec::with_capacity(events.len()),
+        };
+        for event in &events {
+            match event.change() {
+                // The header line already says "(genesis)".
+                EventChange::ArtifactCreated => {}
+                change => text.push_str(&format!("  {}\n", marked(change, ui))),
+            }
+            match event.change() {
+                EventChange::ReleasePublished(r) => {
+                    entry.releases_added.push(r.version().to_string());
+                }
+                EventChange::PolicyStated(p) => entry.policy_added.push(PolicyJson::of(p)),
+                EventChange::PolicyWithdrawn(p) => entry.policy_removed.push(PolicyJson::of(p)),
+                _ => {}
+            }
+            entry.events.push(EventJson::of(event));
+        }
+        entries.push(entry);
         previous = Some(revision);
     }
     if args.json {

@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod digest;
+mod events;
 mod generated;
 mod history;
 mod lint;
@@ -18,11 +19,14 @@ mod versions;
 
 pub use similar::similar;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+
+pub use events::Numbered;
 
 use crate::args::Command;
 use crate::failure::{CliError, Status};
@@ -37,6 +41,7 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Digest(args) => digest::run(args, ui),
         Command::Successor(args) => successor::run(args, ui),
         Command::History(args) => history::run(args, ui),
+        Command::Events(args) => events::run(args, ui),
         Command::Show(args) => show::run(args, ui),
         Command::VerifyContent(args) => verify_content::run(args, ui),
         Command::List(args) => list::run(args, ui),
@@ -58,38 +63,46 @@ fn revisions_of(
 ) -> Result<Vec<JournalRevision>, CliError> {
     let revisions = service.revisions(coordinate)?;
     if revisions.is_empty() {
-        let known = service.coordinates()?;
-        let known = if known.is_empty() {
-            "the root holds no artifact".to_owned()
-        } else {
-            let names: Vec<&str> = known
-                .iter()
-                .take(SHOWN_NAMES)
-                .map(ArtifactCoordinate::as_str)
-                .collect();
-            let more = match known.len().saturating_sub(SHOWN_NAMES) {
-                0 => String::new(),
-                n => format!(" and {n} more"),
-            };
-            let close = similar(
-                coordinate.as_str(),
-                known.iter().map(ArtifactCoordinate::as_str),
-            );
-            if close.is_empty() {
-                format!("expected one of: {}{more}", names.join(", "))
-            } else {
-                format!("did you mean {}?", close.join(", "))
-            }
-        };
-        return Err(CliError::refused(
-            "UnknownArtifact",
-            format!(
-                "found no artifact `{coordinate}` in {}; {known}",
-                path_text(root)
-            ),
-        ));
+        return Err(unknown_artifact(&service.coordinates()?, root, coordinate));
     }
     Ok(revisions)
+}
+
+/// The `UnknownArtifact` refusal of `coordinate`, listing the `known` ones.
+fn unknown_artifact(
+    known: &BTreeSet<ArtifactCoordinate>,
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+) -> CliError {
+    let known = if known.is_empty() {
+        "the root holds no artifact".to_owned()
+    } else {
+        let names: Vec<&str> = known
+            .iter()
+            .take(SHOWN_NAMES)
+            .map(ArtifactCoordinate::as_str)
+            .collect();
+        let more = match known.len().saturating_sub(SHOWN_NAMES) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let close = similar(
+            coordinate.as_str(),
+            known.iter().map(ArtifactCoordinate::as_str),
+        );
+        if close.is_empty() {
+            format!("expected one of: {}{more}", names.join(", "))
+        } else {
+            format!("did you mean {}?", close.join(", "))
+        }
+    };
+    CliError::refused(
+        "UnknownArtifact",
+        format!(
+            "found no artifact `{coordinate}` in {}; {known}",
+            path_text(root)
+        ),
+    )
 }
 
 /// The largest revision file read (section 7: larger is `TooLarge`).

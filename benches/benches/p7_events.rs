@@ -1,0 +1,113 @@
+//! P7 events: replaying every event of the synthetic corpus
+//! (`NENJIM_BENCH_FILES` revisions, the root of P3/P4/P6) against replaying
+//! its revisions, both from sequence 0 over one started Journal. Target:
+//! at most 2x (issue 16: the events of a revision are derived when the
+//! cursor reaches it, with no per-event copy of a revision).
+#![allow(clippy::panic)] // a bench with a broken setup fails loudly
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use nenjim_journal_api::JournalService;
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::{EventChange, ReplayRequest};
+use nenjim_journal_benches::setup;
+use nenjim_journal_ref::JournalAssembly;
+
+/// Drains the revision feed; returns how many revisions it gave.
+fn revisions(service: &dyn JournalService) -> Result<u64, JournalError> {
+    let mut cursor = service.replay(&ReplayRequest::after(0))?;
+    let mut n = 0;
+    while let Some(revision) = cursor.next()? {
+        black_box(&revision);
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Drains the event feed; returns how many events it gave.
+fn events(service: &dyn JournalService) -> Result<u64, JournalError> {
+    let mut cursor = service.replay_events(&ReplayRequest::after(0))?;
+    let mut n = 0;
+    while let Some(event) = cursor.next()? {
+        black_box(&event);
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Drains the revision feed, reading every revision as a consumer of whole
+/// records does: its header, each release's version and each statement.
+fn revisions_read(service: &dyn JournalService) -> Result<u64, JournalError> {
+    let mut cursor = service.replay(&ReplayRequest::after(0))?;
+    let mut n = 0;
+    while let Some(revision) = cursor.next()? {
+        black_box(revision.description());
+        for release in revision.releases() {
+            black_box(release.version());
+        }
+        for statement in revision.policy() {
+            black_box(statement);
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Drains the event feed, reading every event's change.
+fn events_read(service: &dyn JournalService) -> Result<u64, JournalError> {
+    let mut cursor = service.replay_events(&ReplayRequest::after(0))?;
+    let mut n = 0;
+    while let Some(event) = cursor.next()? {
+        match event.change() {
+            EventChange::ReleasePublished(release) => {
+                black_box(release.version());
+            }
+            EventChange::PolicyStated(s) | EventChange::PolicyWithdrawn(s) => {
+                black_box(s);
+            }
+            other => {
+                black_box(other);
+            }
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn p7(c: &mut Criterion) {
+    let files = setup::files();
+    let root = match setup::cached_root(&setup::large_root_spec(files)) {
+        Ok(root) => root,
+        Err(e) => panic!("cannot generate the P7 root: {e}"),
+    };
+    let assembly = JournalAssembly::new(&root);
+    if let Err(e) = assembly.process().start() {
+        panic!("start failed: {e}");
+    }
+    let service = assembly.service();
+    let (revision_count, event_count) = match (revisions(&*service), events(&*service)) {
+        (Ok(r), Ok(e)) => (r, e),
+        (Err(e), _) | (_, Err(e)) => panic!("replay failed: {e}"),
+    };
+    if let Err(e) = setup::record(
+        "p7_events",
+        &serde_json::json!({ "revisions": revision_count, "events": event_count }),
+    ) {
+        eprintln!("cannot record the P7 sizes: {e}");
+    }
+    let mut group = c.benchmark_group("p7_events");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    group.bench_function("revisions", |b| b.iter(|| revisions(&*service)));
+    group.bench_function("events", |b| b.iter(|| events(&*service)));
+    group.bench_function("revisions_read", |b| b.iter(|| revisions_read(&*service)));
+    group.bench_function("events_read", |b| b.iter(|| events_read(&*service)));
+    group.finish();
+}
+
+criterion_group!(benches, p7);
+criterion_main!(benches);

@@ -1,0 +1,121 @@
+//! The event feed: what each accepted revision changed in its artifact's
+//! worldview, as typed events.
+//!
+//! [`JournalService::replay_events`](crate::JournalService::replay_events)
+//! returns an [`EventCursor`] over the same snapshot and sequence space as
+//! [`replay`](crate::JournalService::replay): for each revision with a
+//! sequence above the request's, in ascending sequence order, the
+//! [`JournalEvent`]s it made, in this order:
+//!
+//! 1. [`EventChange::ArtifactCreated`] (a genesis only);
+//! 2. [`EventChange::DescriptionChanged`], then
+//!    [`EventChange::InformationChanged`] (a successor whose header value
+//!    differs from its predecessor's);
+//! 3. [`EventChange::ReleasePublished`], one per new release, ascending by
+//!    version;
+//! 4. [`EventChange::PolicyWithdrawn`], statements of the predecessor absent
+//!    from this revision, in the predecessor's order;
+//! 5. [`EventChange::PolicyStated`], statements absent from the predecessor,
+//!    in text order (a genesis states all of its own).
+//!
+//! A successor that changes nothing yields no event. Every event names the
+//! sequence of the revision that made it, so a consumer resumes from the
+//! last sequence it has fully processed.
+
+use std::fmt;
+
+use super::{ArtifactRelease, PolicyStatement};
+use crate::error::JournalError;
+use crate::valuetypes::{ArtifactCoordinate, Description, InformationUri, JournalVersion};
+
+/// One change an accepted revision made to its artifact's worldview.
+///
+/// Cheap to clone: the values it carries are shared handles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JournalEvent {
+    sequence: u64,
+    coordinate: ArtifactCoordinate,
+    journal_version: JournalVersion,
+    change: EventChange,
+}
+
+impl JournalEvent {
+    /// An event of the revision with `sequence`, of `coordinate` at
+    /// `journal_version`.
+    ///
+    /// For implementers of the event feed (a consumer receives events, it
+    /// never needs to build one): the Journal derives events from accepted
+    /// revisions, and this constructor checks nothing.
+    pub fn new(
+        sequence: u64,
+        coordinate: ArtifactCoordinate,
+        journal_version: JournalVersion,
+        change: EventChange,
+    ) -> JournalEvent {
+        JournalEvent {
+            sequence,
+            coordinate,
+            journal_version,
+            change,
+        }
+    }
+    /// The sequence of the revision that made this change.
+    pub fn sequence(&self) -> u64 {
+        self.sequence
+    }
+    /// The artifact whose worldview changed.
+    pub fn coordinate(&self) -> &ArtifactCoordinate {
+        &self.coordinate
+    }
+    /// The Journal version of the revision that made this change.
+    pub fn journal_version(&self) -> JournalVersion {
+        self.journal_version
+    }
+    /// What changed.
+    pub fn change(&self) -> &EventChange {
+        &self.change
+    }
+}
+
+/// What one event changed.
+///
+/// The events of one revision come in the order of the variants:
+/// `ArtifactCreated` (a genesis only); `DescriptionChanged`, then
+/// `InformationChanged` (a successor whose header value differs from its
+/// predecessor's); `ReleasePublished`, one per new release, ascending by
+/// version; `PolicyWithdrawn`, statements of the predecessor absent from the
+/// revision, in the predecessor's order; `PolicyStated`, statements absent
+/// from the predecessor, in text order (a genesis states all of its own). A
+/// successor that changes nothing yields no event.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventChange {
+    /// The artifact's genesis was accepted: the artifact exists from now on.
+    ArtifactCreated,
+    /// The successor's `DESCRIPTION` differs from its predecessor's; the new one.
+    DescriptionChanged(Description),
+    /// The successor's `INFORMATION` differs from its predecessor's; the new
+    /// one (`None` when the successor has none).
+    InformationChanged(Option<InformationUri>),
+    /// A release that the predecessor did not have, with its policy context
+    /// in the revision that published it.
+    ReleasePublished(ArtifactRelease),
+    /// A policy statement of the predecessor that this revision no longer states.
+    PolicyWithdrawn(PolicyStatement),
+    /// A policy statement that the predecessor did not state (every statement
+    /// of a genesis).
+    PolicyStated(PolicyStatement),
+}
+
+/// A cursor over replayed events, in ascending sequence order and, within
+/// one revision, in the order of [`EventChange`]'s variants.
+pub trait EventCursor: Send {
+    /// The next event; `Ok(None)` only when the backlog is drained.
+    fn next(&mut self) -> Result<Option<JournalEvent>, JournalError>;
+}
+
+impl fmt::Debug for dyn EventCursor + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EventCursor")
+    }
+}
