@@ -82,6 +82,7 @@ use crate::lease::{Lease, LeaseFile};
 pub struct WriterOptions {
     content_store: Option<PathBuf>,
     lease_ttl: Duration,
+    segment_span: u64,
 }
 
 impl Default for WriterOptions {
@@ -89,6 +90,7 @@ impl Default for WriterOptions {
         WriterOptions {
             content_store: None,
             lease_ttl: Duration::from_secs(30),
+            segment_span: ledger::SEGMENT_SPAN,
         }
     }
 }
@@ -104,6 +106,16 @@ impl WriterOptions {
     pub fn content_store(self, dir: impl AsRef<Path>) -> WriterOptions {
         WriterOptions {
             content_store: Some(dir.as_ref().to_path_buf()),
+            ..self
+        }
+    }
+    /// How many ledger entries may go without a segment (a checkpoint that
+    /// readers open instead of one file per entry) before the writer writes
+    /// one (default [`ledger::SEGMENT_SPAN`], at least 1).
+    #[must_use]
+    pub fn segment_span(self, span: u64) -> WriterOptions {
+        WriterOptions {
+            segment_span: span.max(1),
             ..self
         }
     }
@@ -228,7 +240,7 @@ impl FsJournalWriter {
         if taken_over {
             self.fence()?;
         }
-        if self.unsegmented.len() as u64 >= ledger::SEGMENT_SPAN {
+        if self.unsegmented.len() as u64 >= self.options.segment_span {
             self.write_segment();
         }
         Ok(())
@@ -588,7 +600,7 @@ impl JournalWriter for FsJournalWriter {
         self.state = ingested.into_state();
         self.tip = sequence;
         self.unsegmented.push(entry);
-        if self.unsegmented.len() as u64 >= ledger::SEGMENT_SPAN {
+        if self.unsegmented.len() as u64 >= self.options.segment_span {
             self.write_segment();
         }
         Ok(Appended::new(revision, true))
