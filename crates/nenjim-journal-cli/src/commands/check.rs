@@ -1,6 +1,7 @@
 //! `check <root> [--examples] [--json]`: load the root as `start()` does and
 //! report a summary, or the first error as a diagnostic (exit code 1, or 2
-//! for a missing or unreadable root).
+//! for a missing or unreadable root). On a root with a ledger, revision
+//! files the ledger does not record are warnings (exit code still 0).
 
 use serde::Serialize;
 
@@ -25,6 +26,9 @@ struct CheckDocument {
     releases: usize,
     /// How long loading took, in milliseconds.
     elapsed_ms: u64,
+    /// Revision files the root's ledger does not record (never loaded; a
+    /// warning): record each with `nenjim-journal append <root> <file>`.
+    unrecorded: Vec<String>,
 }
 
 pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -39,6 +43,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
             releases += latest.releases().len();
         }
     }
+    let unrecorded = super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?;
     let document = CheckDocument {
         command: "check",
         ok: true,
@@ -48,7 +53,15 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         revisions,
         releases,
         elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
+        unrecorded: unrecorded.iter().map(|p| path_text(p)).collect(),
     };
+    for file in &document.unrecorded {
+        ui.eprintln(&format!(
+            "{} {file}: not recorded by the root's ledger, so never loaded; record it with: nenjim-journal append {} {file}",
+            ui.err(Paint::Warn, "warning:"),
+            document.root
+        ));
+    }
     if args.json {
         ui.print_json(&document)?;
     } else {

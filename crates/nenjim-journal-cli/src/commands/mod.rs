@@ -1,12 +1,21 @@
 //! One module per subcommand; each `run` prints its result and returns the
 //! [`Status`] for the exit code, or the error that stopped it.
 
+mod append;
 mod check;
+mod create;
 mod digest;
+mod durable;
 mod history;
 mod lint;
+mod policy;
+mod publish;
+pub mod publish_args;
+mod put_blob;
+mod release;
 mod show;
 mod successor;
+mod unrecorded;
 mod verify_content;
 
 use std::path::Path;
@@ -30,6 +39,13 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::History(args) => history::run(args, ui),
         Command::Show(args) => show::run(args, ui),
         Command::VerifyContent(args) => verify_content::run(args, ui),
+        Command::Append(args) => append::run(args, ui),
+        Command::PutBlob(args) => put_blob::run(args, ui),
+        Command::Create(args) => create::run(args, ui),
+        Command::Release(args) => release::run(args, ui),
+        Command::Yank(args) => policy::yank(args, ui),
+        Command::Deprecate(args) => policy::deprecate(args, ui),
+        Command::Recommend(args) => policy::recommend(args, ui),
     }
 }
 

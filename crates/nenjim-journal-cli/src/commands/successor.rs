@@ -1,4 +1,4 @@
-//! `successor <file> [--at <timestamp>]`: print a revision that follows the
+//! `successor <file> [--at <timestamp>] [-o <file>]`: print a revision that follows the
 //! given one. The text is the source's, byte for byte, except two header
 //! lines: `JOURNAL_VERSION` (the new instant) and `PREDECESSOR` (the
 //! source's digest). Line endings, comments and spacing elsewhere are kept.
@@ -6,6 +6,10 @@
 //! The source must parse (it is linted first), and the new instant must be
 //! strictly after the source's; otherwise nothing is printed and the exit
 //! code is 1.
+//!
+//! With `-o <file>` the text goes to a new file instead: built whole in
+//! memory first, then created without ever replacing an existing file
+//! (exit code 2 if it exists) and never left empty or partial.
 
 use std::ops::Range;
 
@@ -52,7 +56,25 @@ pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
     if successor.journal_version() != at || successor.predecessor() != Some(&digest) {
         return Err(missing_header(path));
     }
-    ui.print(&edited)?;
+    match &args.output {
+        None => ui.print(&edited)?,
+        Some(output) => {
+            super::durable::create_new(output, edited.as_bytes()).map_err(|e| {
+                let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    "cannot write the successor: the file exists (successor -o never overwrites; name a new file)"
+                } else {
+                    "cannot write the successor"
+                };
+                CliError::io(output, what, e)
+            })?;
+            ui.print(&format!(
+                "wrote {}: {} {} following {digest}\n",
+                path_text(output),
+                successor.coordinate(),
+                successor.journal_version()
+            ))?;
+        }
+    }
     Ok(Status::Ok)
 }
 
