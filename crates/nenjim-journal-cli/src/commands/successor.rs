@@ -25,6 +25,12 @@ use crate::ui::Ui;
 
 pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
     let path = &args.file;
+    if let Some(output) = &args.output
+        && std::fs::symlink_metadata(output).is_ok()
+    {
+        // Refused before anything else; the create below is the real guard.
+        return Err(exists(output));
+    }
     let text = read_text(path)?;
     let source = parse_text(path, &text)?;
     let at = args.at.unwrap_or_else(JournalVersion::now_utc);
@@ -60,12 +66,11 @@ pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
         None => ui.print(&edited)?,
         Some(output) => {
             super::durable::create_new(output, edited.as_bytes()).map_err(|e| {
-                let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
-                    "cannot write the successor: the file exists (successor -o never overwrites; name a new file)"
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    exists(output)
                 } else {
-                    "cannot write the successor"
-                };
-                CliError::io(output, what, e)
+                    CliError::io(output, "cannot write the successor", e)
+                }
             })?;
             ui.print(&format!(
                 "wrote {}: {} {} following {digest}\n",
@@ -95,6 +100,15 @@ fn header_line(text: &str, keyword: &str) -> Option<Range<usize>> {
         start += raw.len();
     }
     None
+}
+
+/// `-o` names a file that exists: an I/O refusal (exit code 2).
+fn exists(output: &std::path::Path) -> CliError {
+    CliError::io(
+        output,
+        "cannot write the successor: the file exists (successor -o never overwrites; name a new file)",
+        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+    )
 }
 
 fn missing_header(path: &std::path::Path) -> CliError {
