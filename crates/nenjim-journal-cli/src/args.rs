@@ -193,7 +193,8 @@ pub struct DigestArgs {
 pub struct SuccessorArgs {
     /// The revision to follow (usually the artifact's newest file).
     pub file: PathBuf,
-    /// The new JOURNAL_VERSION (YYYYMMDDTHHMMSSZ); now, in UTC, when omitted.
+    /// The new JOURNAL_VERSION (YYYYMMDDTHHMMSSZ); when omitted, now in UTC,
+    /// or one second after the source's if the clock is at or behind it.
     /// Must be after the source's.
     #[arg(long, value_name = "TIMESTAMP")]
     pub at: Option<JournalVersion>,

@@ -608,6 +608,15 @@ fn a_new_revision_is_stamped_one_second_after_a_head_in_the_future() {
     );
     fs::create_dir(&root).unwrap_or_else(|e| panic!("mkdir: {e}"));
     assert_code(&run(&[&"append", &root, &file]), 0);
+    // successor without --at stamps the same way.
+    let head = root.join("clock/20991231T235958Z.journal");
+    let next = run(&[&"successor", &head]);
+    assert_code(&next, 0);
+    assert!(
+        stdout(&next).contains("JOURNAL_VERSION 20991231T235959Z\n"),
+        "{}",
+        stdout(&next)
+    );
     let doc = run_json(&[&"recommend", &root, &"clock", &"1.0.0"], 0);
     assert_eq!(doc["journal_version"], "20991231T235959Z");
     let doc = run_json(&[&"deprecate", &root, &"clock", &"*", &"old"], 0);

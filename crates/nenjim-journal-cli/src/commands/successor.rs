@@ -14,7 +14,7 @@
 use std::ops::Range;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::valuetypes::{JournalVersion, RevisionDigest};
+use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::lint::parse_text;
 use super::read_text;
@@ -33,7 +33,12 @@ pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
     }
     let text = read_text(path)?;
     let source = parse_text(path, &text)?;
-    let at = args.at.unwrap_or_else(JournalVersion::now_utc);
+    // Without --at: now, or one second after the source when the clock is
+    // at or behind it (as the publishing commands stamp).
+    let at = match args.at {
+        Some(at) => at,
+        None => super::publish::stamp(Some(&source))?,
+    };
     if at <= source.journal_version() {
         return Err(CliError::refused(
             "NotAfterSource",
