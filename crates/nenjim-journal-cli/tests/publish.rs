@@ -952,3 +952,30 @@ fn check_warns_about_files_the_ledger_does_not_record() {
     let quiet = run(&[&"check", &f.root]);
     assert!(!stderr(&quiet).contains("warning:"), "{}", stderr(&quiet));
 }
+
+// ---------------------------------------------------------------- the lease
+
+#[test]
+fn a_root_held_by_another_writer_is_refused_and_nothing_is_written() {
+    use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
+
+    let f = fixture();
+    let holder = FsJournalWriter::open(
+        &f.root,
+        WriterOptions::new().lease_ttl(std::time::Duration::from_secs(3600)),
+    )
+    .unwrap_or_else(|e| panic!("open: {e}"));
+    let before = snapshot(&f.root);
+    let held = run_json(&[&"recommend", &f.root, &"left-pad", &"1.0.0"], 1);
+    assert_eq!(held["error"]["kind"], "LeaseHeld");
+    let file = f.dir.join("x.journal");
+    write(&file, genesis("other", "20260101T000000Z", &[]).as_bytes());
+    let append = run_json(&[&"append", &f.root, &file], 1);
+    assert_eq!(append["error"]["kind"], "LeaseHeld");
+    assert_eq!(append["appended"], serde_json::json!([]));
+    assert_eq!(snapshot(&f.root), before);
+
+    holder.close().unwrap_or_else(|e| panic!("close: {e}"));
+    let doc = run_json(&[&"recommend", &f.root, &"left-pad", &"1.0.0"], 0);
+    assert_eq!(doc["sequence"], 3);
+}
