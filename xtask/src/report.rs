@@ -335,6 +335,29 @@ pub fn run(
         Target::None,
     ));
 
+    if let Some(p8) = result(t, "p8_append") {
+        sizes.push(format!(
+            "P8: appends of a {}-byte revision; start of the P3/P6 root with and without a ledger",
+            p8["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P8 append",
+        "FsJournalWriter::append of a 10 kB revision vs write+fsync+rename+fsync of the directory",
+        "p8_append/append",
+        "p8_append/floor",
+        Target::AtMost(1.5),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P8 ledger",
+        "start() of a root with a ledger vs the same root without one",
+        "p8_ledger_start/ledger",
+        "p8_ledger_start/plain",
+        Target::AtMost(1.05),
+    ));
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(

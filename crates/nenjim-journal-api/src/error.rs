@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 ///
 /// The kinds are grouped by the layer that reports them: lifecycle
 /// (`NotStarted` …), text (`EmptyInput`, `Syntax`, `Semantic`), chain
-/// (`Conflict` … `ReleaseRewritten`), filesystem (`RootMissing` … `Io`) and
-/// the change feed (`FollowUnsupported`). New kinds may be added.
+/// (`Conflict` … `ReleaseRewritten`), filesystem (`RootMissing` … `Io`),
+/// the change feed (`FollowUnsupported`) and the append path (`LeaseHeld` …
+/// `LedgerMismatch`). New kinds may be added.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
@@ -81,6 +82,19 @@ pub enum ErrorKind {
     Io,
     /// A replay request asked to follow future revisions, which is not supported.
     FollowUnsupported,
+    /// Another live writer holds the root's lease.
+    LeaseHeld,
+    /// This writer's lease expired or was taken over: every later append is refused.
+    LeaseLost,
+    /// The ledger advanced under this writer: nothing of this append was committed.
+    TipMoved,
+    /// A new release's content has no blob in the content store.
+    BlobMissing,
+    /// A new release's content blob differs from its pointer (size or SHA-256).
+    BlobMismatch,
+    /// A recorded revision is missing or its bytes no longer match the ledger,
+    /// or the ledger itself is malformed.
+    LedgerMismatch,
 }
 
 impl ErrorKind {
@@ -111,6 +125,12 @@ impl ErrorKind {
             ErrorKind::TooLarge => "TooLarge",
             ErrorKind::Io => "Io",
             ErrorKind::FollowUnsupported => "FollowUnsupported",
+            ErrorKind::LeaseHeld => "LeaseHeld",
+            ErrorKind::LeaseLost => "LeaseLost",
+            ErrorKind::TipMoved => "TipMoved",
+            ErrorKind::BlobMissing => "BlobMissing",
+            ErrorKind::BlobMismatch => "BlobMismatch",
+            ErrorKind::LedgerMismatch => "LedgerMismatch",
         }
     }
 }

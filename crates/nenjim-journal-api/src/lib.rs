@@ -15,6 +15,8 @@
 //!   events). It is filesystem-independent.
 //! - [`JournalServiceManager`]: the one passive administration operation,
 //!   [`refresh`](JournalServiceManager::refresh), for the owner of the Journal.
+//! - [`append`]: the writer contract ([`append::JournalWriter`]), for the
+//!   one process that records new revisions.
 //! - [`component`]: the lifecycle shared by Nenjim services.
 //! - [`model`]: the immutable domain objects ([`model::JournalRevision`],
 //!   [`model::ArtifactRelease`] …) the queries return.
@@ -54,6 +56,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+pub mod append;
 pub mod component;
 pub mod error;
 pub mod model;

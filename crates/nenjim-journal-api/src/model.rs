@@ -1105,6 +1105,7 @@ impl RevisionBuilder {
 pub struct RefreshReport {
     ingested: usize,
     unchanged: usize,
+    unrecorded: usize,
 }
 
 impl RefreshReport {
@@ -1113,7 +1114,14 @@ impl RefreshReport {
         RefreshReport {
             ingested,
             unchanged,
+            unrecorded: 0,
         }
+    }
+    /// This report, saying that `unrecorded` revision files were seen that
+    /// the root's ledger does not record (and that were therefore not read).
+    #[must_use]
+    pub fn with_unrecorded(self, unrecorded: usize) -> RefreshReport {
+        RefreshReport { unrecorded, ..self }
     }
     /// How many new revisions were accepted.
     pub fn ingested(&self) -> usize {
@@ -1122,6 +1130,12 @@ impl RefreshReport {
     /// How many files were re-read and found identical to stored revisions.
     pub fn unchanged(&self) -> usize {
         self.unchanged
+    }
+    /// How many revision files a root with a ledger holds that its ledger
+    /// does not record: they are not part of the Journal (never loaded)
+    /// until they are appended. Always 0 for a root without a ledger.
+    pub fn unrecorded(&self) -> usize {
+        self.unrecorded
     }
 }
 

@@ -54,6 +54,7 @@ impl ChainState {
     pub(crate) fn ingest_in_place(
         &mut self,
         revision: JournalRevision,
+        sequence: Option<u64>,
     ) -> Result<(JournalRevision, Outcome), JournalError> {
         let artifact = revision.coordinate();
         let version = revision.journal_version();
@@ -168,8 +169,21 @@ impl ChainState {
             ));
         }
 
+        // A ledger's sequences only ever increase (they may leave gaps).
+        let last = self.last_sequence();
+        let sequence = match sequence {
+            None => last + 1,
+            Some(sequence) if sequence > last => sequence,
+            Some(sequence) => {
+                return Err(JournalError::new(
+                    ErrorKind::LedgerMismatch,
+                    format!(
+                        "found sequence {sequence} for {artifact} {version} ({digest}), not after the last recorded sequence {last}; expected strictly increasing ledger sequences"
+                    ),
+                ));
+            }
+        };
         // Every check passed: record the revision (infallible from here on).
-        let sequence = self.len() + 1;
         let accepted = match &predecessor {
             Some(head) => revision.sharing_releases_with(head),
             None => revision,
@@ -187,29 +201,25 @@ impl ChainState {
                 0
             }
         };
+        let index = self.log.len();
         self.digests
-            .insert(*accepted.digest(), Located { sequence, position });
+            .insert(*accepted.digest(), Located { index, position });
         self.log.push_back(accepted.clone());
         Ok((accepted, Outcome::Accepted))
     }
 
     /// The stored revision at `located` (always present for an indexed digest).
     fn stored(&self, located: Located) -> Result<&JournalRevision, JournalError> {
-        located
-            .sequence
-            .checked_sub(1)
-            .and_then(|index| usize::try_from(index).ok())
-            .and_then(|index| self.log.get(index))
-            .ok_or_else(|| {
-                JournalError::new(
-                    ErrorKind::UnknownPredecessor,
-                    format!(
-                        "found a digest index entry for sequence {}, but only {} revisions are stored; expected a consistent chain state",
-                        located.sequence,
-                        self.log.len()
-                    ),
-                )
-            })
+        self.log.get(located.index).ok_or_else(|| {
+            JournalError::new(
+                ErrorKind::UnknownPredecessor,
+                format!(
+                    "found a digest index entry for log index {}, but only {} revisions are stored; expected a consistent chain state",
+                    located.index,
+                    self.log.len()
+                ),
+            )
+        })
     }
 }
 

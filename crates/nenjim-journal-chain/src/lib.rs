@@ -171,11 +171,11 @@ impl Ingested {
     }
 }
 
-/// Where a stored revision lives: its sequence number (its index in the
-/// sequence-ordered log is `sequence - 1`) and its index in its chain.
+/// Where a stored revision lives: its index in the sequence-ordered log
+/// and its index in its chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Located {
-    sequence: u64,
+    index: usize,
     position: usize,
 }
 
@@ -190,7 +190,8 @@ pub struct ChainState {
     chains: OrdMap<ArtifactCoordinate, Chain>,
     /// Every stored revision by digest.
     digests: HashMap<RevisionDigest, Located>,
-    /// Every accepted revision in sequence order: sequence s at index s - 1.
+    /// Every accepted revision in ascending sequence order. Without a ledger
+    /// sequence s sits at index s - 1; a ledger's sequences may leave gaps.
     log: Vector<JournalRevision>,
 }
 
@@ -224,12 +225,44 @@ impl ChainState {
     /// or the first rule of section 6 the revision breaks.
     pub fn ingest_revision(&self, revision: JournalRevision) -> Result<Ingested, JournalError> {
         let mut state = self.clone();
-        let (revision, outcome) = state.ingest_in_place(revision)?;
+        let (revision, outcome) = state.ingest_in_place(revision, None)?;
         Ok(Ingested {
             state,
             revision,
             outcome,
         })
+    }
+    /// [`ingest_revision`](ChainState::ingest_revision) with the sequence a
+    /// ledger recorded for the revision, instead of the next one.
+    ///
+    /// `sequence` must be greater than [`last_sequence`](ChainState::last_sequence)
+    /// (`LedgerMismatch` otherwise); an idempotent repeat keeps the stored
+    /// revision's sequence.
+    pub fn ingest_revision_at(
+        &self,
+        revision: JournalRevision,
+        sequence: u64,
+    ) -> Result<Ingested, JournalError> {
+        let mut state = self.clone();
+        let (revision, outcome) = state.ingest_in_place(revision, Some(sequence))?;
+        Ok(Ingested {
+            state,
+            revision,
+            outcome,
+        })
+    }
+    /// [`ingest_revision_in_place`](ChainState::ingest_revision_in_place)
+    /// with the sequence a ledger recorded (see [`ChainState::ingest_revision_at`]).
+    pub fn ingest_revision_in_place_at(
+        &mut self,
+        revision: JournalRevision,
+        sequence: u64,
+    ) -> Result<(JournalRevision, Outcome), JournalError> {
+        self.ingest_in_place(revision, Some(sequence))
+    }
+    /// The sequence of the last accepted revision (0 when empty).
+    pub fn last_sequence(&self) -> u64 {
+        self.log.last().map_or(0, JournalRevision::sequence)
     }
     /// Ingests an already parsed revision into this state itself (see
     /// [`ChainState::ingest_revision`] for the rules and the result).
@@ -242,7 +275,7 @@ impl ChainState {
         &mut self,
         revision: JournalRevision,
     ) -> Result<(JournalRevision, Outcome), JournalError> {
-        self.ingest_in_place(revision)
+        self.ingest_in_place(revision, None)
     }
     /// Ingests revisions in order into a private next state; returns it only if all succeeded.
     ///
@@ -254,11 +287,11 @@ impl ChainState {
     {
         let mut state = self.clone();
         for revision in revisions {
-            state.ingest_in_place(revision)?;
+            state.ingest_in_place(revision, None)?;
         }
         Ok(state)
     }
-    /// Number of accepted revisions (= the last sequence number).
+    /// Number of accepted revisions.
     pub fn len(&self) -> u64 {
         self.log.len() as u64
     }
@@ -285,11 +318,14 @@ impl ChainState {
     /// The stored revision with `digest`, if any.
     pub fn revision_by_digest(&self, digest: &RevisionDigest) -> Option<JournalRevision> {
         let located = self.digests.get(digest)?;
-        self.by_sequence(located.sequence)
+        self.log.get(located.index).cloned()
     }
-    /// The accepted revision with sequence number `sequence` (1-based), if any.
+    /// The accepted revision with sequence number `sequence`, if any.
     pub fn by_sequence(&self, sequence: u64) -> Option<JournalRevision> {
-        let index = usize::try_from(sequence.checked_sub(1)?).ok()?;
+        let index = self
+            .log
+            .binary_search_by(|r| r.sequence().cmp(&sequence))
+            .ok()?;
         self.log.get(index).cloned()
     }
     /// Every artifact with a revision.
@@ -337,7 +373,12 @@ impl ChainState {
     /// into a later state are not seen. Opening is O(log n), each step O(1)
     /// amortized; `Ok(None)` means the backlog is drained.
     pub fn replay(&self, after: u64) -> Box<dyn RevisionCursor> {
-        Box::new(replay::Replay::new(&self.log, after))
+        // The first revision after `after`: the log ascends by sequence.
+        let skip = match self.log.binary_search_by(|r| r.sequence().cmp(&after)) {
+            Ok(index) => index + 1,
+            Err(index) => index,
+        };
+        Box::new(replay::Replay::new(&self.log, skip))
     }
 }
 
@@ -404,9 +445,9 @@ mod tests {
             .unwrap();
         for (i, revision) in state.log.iter().enumerate() {
             let located = state.digests.get(revision.digest()).unwrap();
-            assert_eq!(located.sequence, i as u64 + 1);
+            assert_eq!(located.index, i);
             assert_eq!(located.position, 0);
-            assert_eq!(revision.sequence(), located.sequence);
+            assert_eq!(revision.sequence(), i as u64 + 1);
         }
     }
 }

@@ -15,9 +15,8 @@ pub(crate) struct Replay {
 }
 
 impl Replay {
-    /// A cursor over `log` (sequence s at index s - 1) after sequence `after`.
-    pub(crate) fn new(log: &Vector<JournalRevision>, after: u64) -> Replay {
-        let skip = usize::try_from(after).unwrap_or(usize::MAX);
+    /// A cursor over `log` from index `skip` on.
+    pub(crate) fn new(log: &Vector<JournalRevision>, skip: usize) -> Replay {
         Replay {
             pending: log.skip(skip),
         }

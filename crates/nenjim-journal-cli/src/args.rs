@@ -9,6 +9,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
+pub use crate::commands::publish_args::{
+    AppendArgs, CreateArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
+};
+
 /// Check, inspect, author and verify Nenjim Journal roots.
 ///
 /// Exit codes: 0 everything is valid; 1 the journal, a file or the content
@@ -129,6 +133,35 @@ pub enum Command {
     ///
     /// `nenjim-journal man > nenjim-journal.1 && man ./nenjim-journal.1`.
     Man(ManArgs),
+    /// Append hand-written revision files to a root through its writer, in the given order.
+    ///
+    /// Each file is validated exactly as ingestion does, written durably
+    /// and recorded in the root's ledger (created on the first write);
+    /// prints each one's sequence, digest and path. A file already recorded
+    /// is a success that writes nothing. Stops at the first refusal (exit 1;
+    /// the files before it stay appended).
+    Append(AppendArgs),
+    /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
+    ///
+    /// The blob goes to `<store>/blobs/sha256/<hex>`, durably; putting it
+    /// again is a success. Exit 1 if a different blob already has that name.
+    PutBlob(PutBlobArgs),
+    /// Create an artifact: append its genesis revision (no releases).
+    ///
+    /// Exit 1 (`DuplicateGenesis`) if the root already holds the artifact.
+    Create(CreateArgs),
+    /// Publish a release: put its blob, then append the head's successor with it.
+    ///
+    /// Publishing a release the head already holds with the same values
+    /// is a success that writes nothing; with other values it is
+    /// `ReleaseRewritten` (exit 1).
+    Release(ReleaseArgs),
+    /// Yank releases: append the head's successor with one more YANK.
+    Yank(PolicyArgs),
+    /// Deprecate releases: append the head's successor with one more DEPRECATE.
+    Deprecate(PolicyArgs),
+    /// Recommend a release: append the head's successor whose RECOMMEND names it.
+    Recommend(RecommendArgs),
 }
 
 impl Command {
@@ -148,6 +181,13 @@ impl Command {
             Command::Diff(_) => "diff",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
+            Command::Append(_) => "append",
+            Command::PutBlob(_) => "put-blob",
+            Command::Create(_) => "create",
+            Command::Release(_) => "release",
+            Command::Yank(_) => "yank",
+            Command::Deprecate(_) => "deprecate",
+            Command::Recommend(_) => "recommend",
         }
     }
 
@@ -167,6 +207,12 @@ impl Command {
             Command::Diff(a) => a.json,
             Command::Completions(a) => a.json,
             Command::Man(a) => a.json,
+            Command::Append(a) => a.json,
+            Command::PutBlob(a) => a.json,
+            Command::Create(a) => a.json,
+            Command::Release(a) => a.json,
+            Command::Yank(a) | Command::Deprecate(a) => a.json,
+            Command::Recommend(a) => a.json,
         }
     }
 }
@@ -315,15 +361,20 @@ pub struct DigestArgs {
     pub json: bool,
 }
 
-/// `successor <file> [--at <timestamp>]`
+/// `successor <file> [--at <timestamp>] [-o <file>]`
 #[derive(Debug, Args)]
 pub struct SuccessorArgs {
     /// The revision to follow (usually the artifact's newest file).
     pub file: PathBuf,
-    /// The new JOURNAL_VERSION (YYYYMMDDTHHMMSSZ); now, in UTC, when omitted.
+    /// The new JOURNAL_VERSION (YYYYMMDDTHHMMSSZ); when omitted, now in UTC,
+    /// or one second after the source's if the clock is at or behind it.
     /// Must be after the source's.
     #[arg(long, value_name = "TIMESTAMP")]
     pub at: Option<JournalVersion>,
+    /// Write the revision to this new file instead of stdout; never over an
+    /// existing file, and no file at all on failure.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `history <root> <coordinate> [--examples] [--json]`

@@ -122,6 +122,15 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// with [`io::ErrorKind::FileTooLarge`] if its metadata already says it
     /// holds more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
+
+    /// The target of the symbolic link `path` (a ledger entry's record on a
+    /// local root). The default supports no link: `io::ErrorKind::Unsupported`.
+    fn read_link(&self, path: &Path) -> io::Result<std::path::PathBuf> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{} cannot read symbolic links", path.display()),
+        ))
+    }
 }
 
 /// The operating system's file system, through `std::fs`.
@@ -135,6 +144,10 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
 pub struct RealFileSystem;
 
 impl FileSystem for RealFileSystem {
+    fn read_link(&self, path: &Path) -> io::Result<std::path::PathBuf> {
+        std::fs::read_link(path)
+    }
+
     fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
         std::fs::metadata(path).map(|m| EntryMetadata::from(&m))
     }

@@ -40,6 +40,22 @@ pub(crate) struct RevisionFile {
 }
 
 impl RevisionFile {
+    /// The runtime file `<root>/<coordinate>/<version>.journal` of a
+    /// revision a ledger records with `len` bytes.
+    pub(crate) fn recorded(
+        root: &Path,
+        coordinate: ArtifactCoordinate,
+        version: JournalVersion,
+        len: u64,
+    ) -> RevisionFile {
+        RevisionFile {
+            dir: Arc::from(root.join(coordinate.as_str())),
+            suffix: RUNTIME_SUFFIX,
+            coordinate,
+            version,
+            len: Some(len),
+        }
+    }
     /// `<root>/<coordinate>/<version><suffix>`.
     pub(crate) fn path(&self) -> PathBuf {
         self.dir.join(format!("{}{}", self.version, self.suffix))

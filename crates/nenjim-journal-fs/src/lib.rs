@@ -94,7 +94,9 @@
 
 mod file_system;
 mod layout;
+pub mod ledger;
 mod read;
+mod recorded;
 
 use std::path::Path;
 
@@ -146,6 +148,10 @@ pub fn load_with(
     root: &Path,
     options: LoadOptions,
 ) -> Result<ChainState, JournalError> {
+    // With a ledger, the ledger alone says which files to read.
+    if let Some(ledger) = ledger::read(fs, root)? {
+        return recorded::load(fs, root, &ledger);
+    }
     // The root's entries are checked here; each artifact directory is
     // listed by the worker that parses it (a serial walk of 100 000 files
     // was an eighth of a start). One task per artifact: its files are
@@ -329,6 +335,21 @@ fn parse_artifact(
     (revisions, None)
 }
 
+/// The revision files of a root with a ledger that the ledger does not
+/// record (and that a load therefore never reads), in ingestion order;
+/// empty for a root without a ledger. `state` is the root as loaded.
+pub fn unrecorded(
+    root: &Path,
+    options: LoadOptions,
+    state: &ChainState,
+) -> Result<Vec<std::path::PathBuf>, JournalError> {
+    let fs = RealFileSystem;
+    if !ledger::exists(&fs, root)? {
+        return Ok(Vec::new());
+    }
+    recorded::unrecorded_files(&fs, root, options, state)
+}
+
 /// Re-reads the root against `state`: unchanged files (same digest) are counted
 /// without parsing; new files are parsed and ingested one at a time, each
 /// handed to `publish` as soon as it is accepted. The first failure stops the
@@ -366,6 +387,9 @@ pub fn refresh_with(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
+    if let Some(ledger) = ledger::read(fs, root)? {
+        return recorded::refresh(fs, root, options, &ledger, state, publish);
+    }
     let walk = layout::walk(fs, root, options)?;
     let rereads: Vec<Result<Reread, JournalError>> = walk
         .files

@@ -94,7 +94,10 @@ pub(crate) fn parse_checked(
 
 /// The header's artifact and Journal version against the file's directory
 /// and name.
-fn check_place(file: &RevisionFile, revision: &JournalRevision) -> Result<(), JournalError> {
+pub(crate) fn check_place(
+    file: &RevisionFile,
+    revision: &JournalRevision,
+) -> Result<(), JournalError> {
     if *revision.coordinate() != file.coordinate {
         return Err(JournalError::new(
             ErrorKind::CoordinateMismatch,

@@ -2,6 +2,8 @@
 //! `start()` does and report a summary; when it fails, report every
 //! independent error of the root ([`crate::diagnose`]) with a count (exit
 //! code 1, or 2 for a missing or unreadable root).
+//! On a root with a ledger, revision files the ledger does not record are
+//! warnings (the exit code stays 0).
 
 use serde::Serialize;
 
@@ -32,6 +34,9 @@ struct CheckDocument {
     skipped_examples: usize,
     /// Valid but discouraged things (deprecated license identifiers).
     warnings: Vec<String>,
+    /// Revision files the root's ledger does not record (never loaded; a
+    /// warning): record each with `nenjim-journal append <root> <file>`.
+    unrecorded: Vec<String>,
 }
 
 /// The `--json` document of a failed check.
@@ -73,6 +78,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
     } else {
         diagnose::count_examples(&args.root.root)
     };
+    let unrecorded = super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?;
     let document = CheckDocument {
         command: "check",
         ok: true,
@@ -84,7 +90,15 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
         skipped_examples,
         warnings,
+        unrecorded: unrecorded.iter().map(|p| path_text(p)).collect(),
     };
+    for file in &document.unrecorded {
+        ui.eprintln(&format!(
+            "{} {file}: not recorded by the root's ledger, so never loaded; record it with: nenjim-journal append {} {file}",
+            ui.err(Paint::Warn, "warning:"),
+            document.root
+        ));
+    }
     if args.json {
         ui.print_json(&document)?;
         return Ok(Status::Ok);

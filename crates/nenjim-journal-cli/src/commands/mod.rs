@@ -1,19 +1,28 @@
 //! One module per subcommand; each `run` prints its result and returns the
 //! [`Status`] for the exit code, or the error that stopped it.
 
+mod append;
 mod check;
+mod create;
 mod diff;
 mod digest;
+mod durable;
 mod events;
 mod generated;
 mod history;
 mod lint;
 mod list;
+mod policy;
+mod publish;
+pub mod publish_args;
+mod put_blob;
+mod release;
 mod select;
 mod show;
 mod similar;
 mod store_layout;
 mod successor;
+mod unrecorded;
 mod verify_content;
 mod versions;
 
@@ -49,6 +58,13 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Diff(args) => diff::run(args, ui),
         Command::Completions(args) => generated::completions(args, ui),
         Command::Man(args) => generated::man(args, ui),
+        Command::Append(args) => append::run(args, ui),
+        Command::PutBlob(args) => put_blob::run(args, ui),
+        Command::Create(args) => create::run(args, ui),
+        Command::Release(args) => release::run(args, ui),
+        Command::Yank(args) => policy::yank(args, ui),
+        Command::Deprecate(args) => policy::deprecate(args, ui),
+        Command::Recommend(args) => policy::recommend(args, ui),
     }
 }
 

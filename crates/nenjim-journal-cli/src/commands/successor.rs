@@ -1,4 +1,4 @@
-//! `successor <file> [--at <timestamp>]`: print a revision that follows the
+//! `successor <file> [--at <timestamp>] [-o <file>]`: print a revision that follows the
 //! given one. The text is the source's, byte for byte, except two header
 //! lines: `JOURNAL_VERSION` (the new instant) and `PREDECESSOR` (the
 //! source's digest). Line endings, comments and spacing elsewhere are kept.
@@ -6,11 +6,15 @@
 //! The source must parse (it is linted first), and the new instant must be
 //! strictly after the source's; otherwise nothing is printed and the exit
 //! code is 1.
+//!
+//! With `-o <file>` the text goes to a new file instead: built whole in
+//! memory first, then created without ever replacing an existing file
+//! (exit code 2 if it exists) and never left empty or partial.
 
 use std::ops::Range;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::valuetypes::{JournalVersion, RevisionDigest};
+use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::lint::parse_text;
 use super::read_text;
@@ -21,9 +25,20 @@ use crate::ui::Ui;
 
 pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
     let path = &args.file;
+    if let Some(output) = &args.output
+        && std::fs::symlink_metadata(output).is_ok()
+    {
+        // Refused before anything else; the create below is the real guard.
+        return Err(exists(output));
+    }
     let text = read_text(path)?;
     let source = parse_text(path, &text)?;
-    let at = args.at.unwrap_or_else(JournalVersion::now_utc);
+    // Without --at: now, or one second after the source when the clock is
+    // at or behind it (as the publishing commands stamp).
+    let at = match args.at {
+        Some(at) => at,
+        None => super::publish::stamp(Some(&source))?,
+    };
     if at <= source.journal_version() {
         return Err(CliError::refused(
             "NotAfterSource",
@@ -52,7 +67,24 @@ pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
     if successor.journal_version() != at || successor.predecessor() != Some(&digest) {
         return Err(missing_header(path));
     }
-    ui.print(&edited)?;
+    match &args.output {
+        None => ui.print(&edited)?,
+        Some(output) => {
+            super::durable::create_new(output, edited.as_bytes()).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    exists(output)
+                } else {
+                    CliError::io(output, "cannot write the successor", e)
+                }
+            })?;
+            ui.print(&format!(
+                "wrote {}: {} {} following {digest}\n",
+                path_text(output),
+                successor.coordinate(),
+                successor.journal_version()
+            ))?;
+        }
+    }
     Ok(Status::Ok)
 }
 
@@ -73,6 +105,15 @@ fn header_line(text: &str, keyword: &str) -> Option<Range<usize>> {
         start += raw.len();
     }
     None
+}
+
+/// `-o` names a file that exists: an I/O refusal (exit code 2).
+fn exists(output: &std::path::Path) -> CliError {
+    CliError::io(
+        output,
+        "cannot write the successor: the file exists (successor -o never overwrites; name a new file)",
+        std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+    )
 }
 
 fn missing_header(path: &std::path::Path) -> CliError {

@@ -1,0 +1,47 @@
+//! `create <root> <coordinate> --description <text> [--information <uri>]`:
+//! append the genesis revision of a new artifact (no releases, no policy).
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+
+use super::publish::{Plan, Publish, publish};
+use crate::args::CreateArgs;
+use crate::failure::{CliError, Status};
+use crate::ui::Ui;
+
+pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
+    let what = Publish {
+        command: "create",
+        root: &args.root,
+        store: None,
+        coordinate: &args.coordinate,
+        release: None,
+        content: None,
+        json: args.json,
+    };
+    publish(&what, ui, |head, at| {
+        if let Some(head) = head {
+            return Err(JournalError::new(
+                ErrorKind::DuplicateGenesis,
+                format!(
+                    "found artifact {} already created (head {}, {}), expected a new artifact; publish to it with release, yank, deprecate or recommend",
+                    head.coordinate(),
+                    head.journal_version(),
+                    head.digest()
+                ),
+            ));
+        }
+        let mut builder =
+            JournalRevision::builder(args.coordinate.clone(), at, None, args.description.clone());
+        if let Some(uri) = &args.information {
+            builder.information(uri.clone());
+        }
+        // The digest is the text's, computed again when the text is parsed.
+        let genesis = builder.build(RevisionDigest::of_text(""));
+        Ok(Plan::Append {
+            text: nenjim_journal_parser::render(&genesis),
+            blob: None,
+        })
+    })
+}

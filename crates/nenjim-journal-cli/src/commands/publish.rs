@@ -1,0 +1,292 @@
+//! What the publishing commands share: the writer's session, the stamp of
+//! a new revision, the successor of a head with one change, and the report.
+//!
+//! A publishing command (`create`, `release`, `yank`, `deprecate`,
+//! `recommend`) opens the root's writer (its lease; the ledger is created on
+//! the first write), plans against the writer's own view of the head, and
+//! then either writes nothing (the head already says it) or:
+//!
+//! 1. renders the successor in canonical form (`nenjim_journal_parser::render`
+//!    of a revision built from the head with one change), stamped now, or one
+//!    second after the head when the clock is at or behind it;
+//! 2. validates it against the writer's state exactly as ingestion does,
+//!    writing nothing on a refusal (`ReleaseRewritten`, `Semantic` …);
+//! 3. puts the release's blob, if any, then appends the text.
+//!
+//! The lease is given back whatever happened.
+
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::append::JournalWriter as _;
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
+use nenjim_journal_api::valuetypes::{
+    ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
+};
+use nenjim_journal_fs::ledger;
+use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
+use serde::Serialize;
+
+use crate::failure::{CliError, Status};
+use crate::report::{ContentJson, path_text};
+use crate::ui::{Paint, Ui};
+
+/// Opens the writer of `root` (with the content store `store`), runs
+/// `work` with it and closes it (giving the lease back) whatever happened.
+pub fn with_writer<T>(
+    root: &Path,
+    store: Option<&Path>,
+    ui: &Ui,
+    work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let options = match store {
+        Some(store) => WriterOptions::new().content_store(store),
+        None => WriterOptions::new(),
+    };
+    let mut writer = FsJournalWriter::open(root, options)?;
+    let result = work(&mut writer);
+    if let Err(error) = writer.close() {
+        // What was appended is committed; the lease will expire by itself.
+        ui.eprintln(&format!(
+            "{} cannot give the lease back (it expires by itself): {error}",
+            ui.err(Paint::Warn, "warning:")
+        ));
+    }
+    result
+}
+
+/// The path of the revision file of `coordinate` at `version`, under the root as typed.
+pub fn revision_path(
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+    version: JournalVersion,
+) -> PathBuf {
+    ledger::revision_path(root, coordinate, version)
+}
+
+/// The `JOURNAL_VERSION` of a successor of `head`: now, or one second after
+/// the head when the clock is at or behind it.
+pub fn stamp(head: Option<&JournalRevision>) -> Result<JournalVersion, CliError> {
+    let now = JournalVersion::now_utc();
+    match head {
+        Some(head) if now <= head.journal_version() => {
+            let next = head
+                .journal_version()
+                .to_datetime()
+                .checked_add(time::Duration::SECOND)
+                .and_then(|t| JournalVersion::from_datetime(t).ok());
+            next.ok_or_else(|| {
+                JournalError::new(
+                    ErrorKind::NonIncreasingVersion,
+                    format!(
+                        "found the head at {}, the last instant a Journal version can name; expected a later one to be possible",
+                        head.journal_version()
+                    ),
+                )
+                .into()
+            })
+        }
+        _ => Ok(now),
+    }
+}
+
+/// The canonical text of the successor of `head` at `at` holding exactly
+/// `releases` and `policy` (the api builders refuse what sections 4 and 5
+/// refuse, e.g. a YANK overlapping another).
+pub fn successor_text(
+    head: &JournalRevision,
+    at: JournalVersion,
+    releases: &[ArtifactRelease],
+    policy: &[PolicyStatement],
+) -> Result<String, JournalError> {
+    let mut builder = JournalRevision::builder(
+        head.coordinate().clone(),
+        at,
+        Some(*head.digest()),
+        head.description().clone(),
+    );
+    if let Some(uri) = head.information() {
+        builder.information(uri.clone());
+    }
+    for release in releases {
+        builder.push_release(release.clone())?;
+    }
+    for statement in policy {
+        builder.push_policy(statement.clone())?;
+    }
+    // The digest is the text's, computed again when the text is parsed.
+    Ok(nenjim_journal_parser::render(
+        &builder.build(*head.digest()),
+    ))
+}
+
+/// What a publishing command decided to do.
+#[derive(Debug)]
+pub enum Plan {
+    /// The head already says it: write nothing.
+    Unchanged,
+    /// Append this text, after putting `blob` (a release's content) if any.
+    Append { text: String, blob: Option<Vec<u8>> },
+}
+
+/// A refusal about an artifact the root does not hold.
+pub fn unknown_artifact(root: &Path, coordinate: &ArtifactCoordinate) -> CliError {
+    CliError::refused(
+        "UnknownArtifact",
+        format!(
+            "found no artifact `{coordinate}` in {}; expected one created first (nenjim-journal create {} {coordinate} --description …)",
+            path_text(root),
+            path_text(root)
+        ),
+    )
+}
+
+/// The `--json` document of a publishing command.
+#[derive(Debug, Serialize)]
+struct PublishDocument {
+    command: &'static str,
+    ok: bool,
+    root: String,
+    coordinate: String,
+    /// The new revision's, or (when nothing was written) the head's.
+    journal_version: String,
+    sequence: u64,
+    digest: String,
+    predecessor: Option<String>,
+    path: String,
+    /// False when the head already said it and nothing was written.
+    new: bool,
+    /// The release's blob (`release` only).
+    content: Option<ContentJson>,
+}
+
+/// One publishing command: what it is about.
+#[derive(Debug)]
+pub struct Publish<'a> {
+    /// The subcommand's name.
+    pub command: &'static str,
+    /// The root, as typed.
+    pub root: &'a Path,
+    /// The content store (`release`).
+    pub store: Option<&'a Path>,
+    /// The artifact whose head is followed.
+    pub coordinate: &'a ArtifactCoordinate,
+    /// The release published (`release`): locates a `ReleaseRewritten`.
+    pub release: Option<&'a ReleaseVersion>,
+    /// The release's blob pointer (`release`), for the report.
+    pub content: Option<ContentPointer>,
+    /// Whether to print JSON.
+    pub json: bool,
+}
+
+/// Runs a publishing command on the head of its coordinate: `plan` decides
+/// (given the head, if any, and the new revision's stamp), then the
+/// successor is validated, its blob put and the text appended.
+pub fn publish(
+    publish: &Publish<'_>,
+    ui: &Ui,
+    plan: impl FnOnce(Option<&JournalRevision>, JournalVersion) -> Result<Plan, JournalError>,
+) -> Result<Status, CliError> {
+    let root = publish.root;
+    let coordinate = publish.coordinate;
+    let (revision, new) = with_writer(root, publish.store, ui, |writer| {
+        let head = writer.state().latest(coordinate);
+        let head_path = head
+            .as_ref()
+            .map(|h| revision_path(root, h.coordinate(), h.journal_version()));
+        let locate = |error: JournalError| -> CliError {
+            match &head_path {
+                Some(path) => locate_in_head(error, path, publish.release),
+                None => error.into(),
+            }
+        };
+        let at = stamp(head.as_ref())?;
+        match plan(head.as_ref(), at).map_err(locate)? {
+            Plan::Unchanged => match head {
+                Some(head) => Ok((head, false)),
+                None => Err(unknown_artifact(root, coordinate)),
+            },
+            Plan::Append { text, blob } => {
+                // Every refusal of ingestion, before anything is written.
+                writer.state().ingest(&text).map_err(locate)?;
+                if let Some(bytes) = blob {
+                    writer.put_blob(&bytes)?;
+                }
+                let appended = writer.append(&text).map_err(locate)?;
+                Ok((appended.revision().clone(), appended.is_new()))
+            }
+        }
+    })?;
+    let path = revision_path(root, revision.coordinate(), revision.journal_version());
+    let document = PublishDocument {
+        command: publish.command,
+        ok: true,
+        root: path_text(root),
+        coordinate: revision.coordinate().to_string(),
+        journal_version: revision.journal_version().to_string(),
+        sequence: revision.sequence(),
+        digest: revision.digest().to_string(),
+        predecessor: revision.predecessor().map(ToString::to_string),
+        path: path_text(&path),
+        new,
+        content: publish.content.as_ref().map(|c| ContentJson {
+            digest: c.digest().to_string(),
+            size: c.size(),
+        }),
+    };
+    if publish.json {
+        ui.print_json(&document)?;
+    } else if new {
+        ui.print(&format!(
+            "{} {} {}: sequence {}, {}, {}\n",
+            ui.out(Paint::Good, "appended"),
+            document.coordinate,
+            document.journal_version,
+            document.sequence,
+            document.digest,
+            document.path
+        ))?;
+    } else {
+        ui.print(&format!(
+            "{} {}: the head {} (sequence {}, {}) already says this; nothing written\n",
+            ui.out(Paint::Good, "unchanged"),
+            document.coordinate,
+            document.journal_version,
+            document.sequence,
+            document.digest
+        ))?;
+    }
+    Ok(Status::Ok)
+}
+
+/// Locates a refusal of a successor at the head it follows: its file, and
+/// for a rewritten release the line of that release in the head's text.
+fn locate_in_head(
+    error: JournalError,
+    head_path: &Path,
+    release: Option<&ReleaseVersion>,
+) -> CliError {
+    if error.path().is_some() {
+        return error.into();
+    }
+    let line = match release {
+        Some(version) if error.kind() == ErrorKind::ReleaseRewritten => {
+            release_line(head_path, version)
+        }
+        _ => None,
+    };
+    let error = match line {
+        Some(line) => error.at(line, 1),
+        None => error,
+    };
+    error.with_path(head_path).into()
+}
+
+/// The line of `RELEASE <version>` in the head's file, if it can be read.
+fn release_line(head_path: &Path, version: &ReleaseVersion) -> Option<usize> {
+    let text = std::fs::read_to_string(head_path).ok()?;
+    let wanted = format!("RELEASE {version}");
+    text.lines()
+        .position(|l| l.trim_end() == wanted)
+        .map(|i| i + 1)
+}

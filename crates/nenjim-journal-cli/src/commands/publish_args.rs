@@ -1,0 +1,251 @@
+//! The arguments of the commands that write a root (`append`, `put-blob`,
+//! `create`, `release`, `yank`, `deprecate`, `recommend`).
+//!
+//! Tokens are parsed by clap with the API's own `FromStr` (a malformed one
+//! is a usage error, exit code 2); free text (descriptions, reasons) is
+//! taken as typed, without quotes, and checked by `Description::new`.
+//! `--depends`, `--excludes` and `--prefers` take the rest of the format's
+//! line (`<coordinate> <requirement> ["why"]`), tokens separated by spaces,
+//! the optional description quoted as in the format.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use nenjim_journal_api::model::{Dependency, Exclusion, Preference};
+use nenjim_journal_api::valuetypes::{
+    ArtifactCoordinate, Description, InformationUri, LicenseExpression, ReleaseVersion,
+    VersionRequirement,
+};
+
+/// `append <root> <file>... [--store <dir>] [--json]`
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    /// The Journal root to append to (its ledger is created on the first write).
+    pub root: PathBuf,
+    /// The revision files to append, in this order.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// A content store: every new release's blob must be there first
+    /// (`<store>/blobs/sha256/<hex>`, exact size and digest).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `put-blob --store <dir> <file> [--json]`
+#[derive(Debug, Args)]
+pub struct PutBlobArgs {
+    /// The content store: the blob goes to `<store>/blobs/sha256/<hex>`.
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// The file whose exact bytes are the blob.
+    pub file: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `create <root> <coordinate> --description <text> [--information <uri>] [--json]`
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The Journal root.
+    pub root: PathBuf,
+    /// The new artifact.
+    pub coordinate: ArtifactCoordinate,
+    /// What the artifact is (plain text, no quotes).
+    #[arg(long, value_name = "TEXT", value_parser = description)]
+    pub description: Description,
+    /// A URI with more about the artifact.
+    #[arg(long, value_name = "URI")]
+    pub information: Option<InformationUri>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `release <root> <coordinate> <version> --license <spdx> --content <file> --store <dir> …`
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    /// The Journal root.
+    pub root: PathBuf,
+    /// The artifact (created before with `create`).
+    pub coordinate: ArtifactCoordinate,
+    /// The new release's version.
+    #[arg(value_name = "VERSION")]
+    pub release: ReleaseVersion,
+    /// The release's license (an SPDX expression).
+    #[arg(long, value_name = "SPDX")]
+    pub license: LicenseExpression,
+    /// The release's blob: put into the store first, then named by CONTENT.
+    #[arg(long, value_name = "FILE")]
+    pub content: PathBuf,
+    /// The content store (`<store>/blobs/sha256/<hex>`).
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// What the release is (plain text, no quotes).
+    #[arg(long, value_name = "TEXT", value_parser = description)]
+    pub description: Option<Description>,
+    /// A dependency: `<coordinate> <requirement> ["why"]` (repeatable).
+    #[arg(long, value_name = "DEPENDENCY", value_parser = dependency)]
+    pub depends: Vec<Dependency>,
+    /// An exclusion: `<coordinate> [<requirement>] ["why"]` (repeatable).
+    #[arg(long, value_name = "EXCLUSION", value_parser = exclusion)]
+    pub excludes: Vec<Exclusion>,
+    /// A preference: `<coordinate> <requirement> ["why"]` (repeatable).
+    #[arg(long, value_name = "PREFERENCE", value_parser = preference)]
+    pub prefers: Vec<Preference>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `yank|deprecate <root> <coordinate> <requirement> <reason> [--json]`
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// The Journal root.
+    pub root: PathBuf,
+    /// The artifact.
+    pub coordinate: ArtifactCoordinate,
+    /// The releases concerned (`1.2.0`, `[1.0.0,2.0.0)`, `*`).
+    pub requirement: VersionRequirement,
+    /// Why (plain text, no quotes).
+    #[arg(value_parser = description)]
+    pub reason: Description,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `recommend <root> <coordinate> <version> [--json]`
+#[derive(Debug, Args)]
+pub struct RecommendArgs {
+    /// The Journal root.
+    pub root: PathBuf,
+    /// The artifact.
+    pub coordinate: ArtifactCoordinate,
+    /// The release to recommend (replaces any earlier RECOMMEND).
+    #[arg(value_name = "VERSION")]
+    pub release: ReleaseVersion,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Free text as a description (no quotes: the text as typed).
+fn description(text: &str) -> Result<Description, String> {
+    Description::new(text).map_err(|e| e.message().to_owned())
+}
+
+/// Splits `<token> <rest>` at the first run of spaces.
+fn first_token(text: &str) -> (&str, &str) {
+    let text = text.trim_matches(' ');
+    match text.split_once(' ') {
+        Some((token, rest)) => (token, rest.trim_start_matches(' ')),
+        None => (text, ""),
+    }
+}
+
+/// The optional quoted description ending a line (`""` when absent).
+fn trailing_description(rest: &str) -> Result<Option<Description>, String> {
+    if rest.is_empty() {
+        Ok(None)
+    } else {
+        rest.parse::<Description>()
+            .map(Some)
+            .map_err(|e| format!("in `{rest}`: {}", e.message()))
+    }
+}
+
+fn coordinate(token: &str) -> Result<ArtifactCoordinate, String> {
+    token
+        .parse::<ArtifactCoordinate>()
+        .map_err(|e| format!("in coordinate `{token}`: {}", e.message()))
+}
+
+fn requirement(token: &str) -> Result<VersionRequirement, String> {
+    if token.is_empty() {
+        return Err("found nothing after the coordinate, expected a requirement".to_owned());
+    }
+    token
+        .parse::<VersionRequirement>()
+        .map_err(|e| format!("in requirement `{token}`: {}", e.message()))
+}
+
+/// `<coordinate> <requirement> ["why"]`, as on a DEPENDS line.
+fn dependency(text: &str) -> Result<Dependency, String> {
+    let (artifact, rest) = first_token(text);
+    let (req, rest) = first_token(rest);
+    Ok(Dependency::new(
+        coordinate(artifact)?,
+        requirement(req)?,
+        trailing_description(rest)?,
+    ))
+}
+
+/// `<coordinate> [<requirement>] ["why"]`, as on an EXCLUDES line.
+fn exclusion(text: &str) -> Result<Exclusion, String> {
+    let (artifact, rest) = first_token(text);
+    let (req, rest) = if rest.is_empty() || rest.starts_with('"') {
+        (None, rest)
+    } else {
+        let (req, rest) = first_token(rest);
+        (Some(requirement(req)?), rest)
+    };
+    Ok(Exclusion::new(
+        coordinate(artifact)?,
+        req,
+        trailing_description(rest)?,
+    ))
+}
+
+/// `<coordinate> <requirement> ["why"]`, as on a PREFERS line.
+fn preference(text: &str) -> Result<Preference, String> {
+    let (artifact, rest) = first_token(text);
+    let (req, rest) = first_token(rest);
+    Ok(Preference::new(
+        coordinate(artifact)?,
+        requirement(req)?,
+        trailing_description(rest)?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dependency, exclusion, preference};
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory as _;
+        crate::args::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn lines_read_as_in_the_format() {
+        let d = dependency("serde [1.0.0,2.0.0) \"derive \\\"it\\\"\"").ok();
+        assert_eq!(
+            d.as_ref().map(|d| (
+                d.artifact().to_string(),
+                d.requirement().to_string(),
+                d.description().map(|t| t.as_str().to_owned())
+            )),
+            Some((
+                "serde".to_owned(),
+                "[1.0.0,2.0.0)".to_owned(),
+                Some("derive \"it\"".to_owned())
+            ))
+        );
+        let x = exclusion("openssl \"no C\"").ok();
+        assert_eq!(
+            x.as_ref()
+                .map(|x| (x.requirement().is_none(), x.description().is_some())),
+            Some((true, true))
+        );
+        assert!(exclusion("openssl 1.0.0").is_ok_and(|x| x.requirement().is_some()));
+        assert!(preference("log 0.4.0").is_ok());
+        assert!(dependency("serde").is_err(), "a requirement is required");
+        assert!(dependency("serde 1.0.0 unquoted").is_err());
+        assert!(dependency("Not A Coordinate 1.0.0").is_err());
+    }
+}

@@ -1,0 +1,34 @@
+//! The revision files of a root with a ledger that the ledger does not
+//! record: a load never reads them (format section 9), so `check` warns
+//! about each with the command that records it.
+
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::JournalService;
+use nenjim_journal_api::model::ReplayRequest;
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_fs::{LoadOptions, RealFileSystem, ledger};
+
+use crate::failure::CliError;
+
+/// The files under `root` that its ledger does not record (empty for a
+/// root without a ledger); `service` is the root as started.
+pub fn unrecorded(
+    root: &Path,
+    examples: bool,
+    service: &dyn JournalService,
+) -> Result<Vec<PathBuf>, CliError> {
+    if !ledger::exists(&RealFileSystem, root)? {
+        return Ok(Vec::new());
+    }
+    // The loaded revisions as a chain state (membership is all that is
+    // asked of it), rebuilt from the service without reading a file again.
+    let mut cursor = service.replay(&ReplayRequest::after(0))?;
+    let mut revisions = Vec::new();
+    while let Some(revision) = cursor.next()? {
+        revisions.push(revision);
+    }
+    let state = ChainState::new().ingest_all(revisions)?;
+    let options = LoadOptions::new().with_examples(examples);
+    Ok(nenjim_journal_fs::unrecorded(root, options, &state)?)
+}

@@ -1,0 +1,658 @@
+//! The append path of a Journal root (format section 9): the one writer,
+//! its lease, the ledger and the content store.
+//!
+//! # Brief overview
+//!
+//! [`FsJournalWriter::open`] takes the root's lease, loads the root exactly
+//! as `start()` does, and, on a root without a ledger, records what the
+//! root holds (keeping the sequences a start gives it). From then on each
+//! [`append`](JournalWriter::append) of a revision text:
+//!
+//! 1. checks the lease (and renews it once half of it has run out);
+//! 2. parses and validates the text exactly as ingestion does (the same
+//!    error kinds, in the same order), against the writer's state: an
+//!    already recorded text is an idempotent success that writes nothing;
+//! 3. with a content store, requires the blob of every new release's
+//!    `CONTENT` at `<store>/blobs/sha256/<hex>` with its exact size and
+//!    SHA-256 (`BlobMissing`, `BlobMismatch`);
+//! 4. writes the revision file durably (temporary file, sync, link to
+//!    `<root>/<coordinate>/<version>.journal` without replacing anything,
+//!    sync of the directory); a file already there with the same bytes
+//!    (placed by hand) is recorded as it is;
+//! 5. commits by creating the next ledger entry (`TipMoved` if it exists,
+//!    `LeaseLost` if a newer holder fenced it) and returns its sequence.
+//!
+//! A refusal at any step writes nothing that a Journal would load (a
+//! revision file without its ledger entry is never loaded), and a crash at
+//! any instant leaves a root that loads, with every append that returned.
+//! Temporary leftovers are removed by the next `open`. The ledger's layout
+//! is documented in [`nenjim_journal_fs::ledger`].
+//!
+//! # The lease
+//!
+//! `<root>/.ledger/lease` names its holder, an epoch and an expiry. A live
+//! lease of another holder is `LeaseHeld`. A lease that was released (by
+//! [`FsJournalWriter::close`]) is taken as it is; an expired, unreleased
+//! one is taken over with the next epoch, and the new holder then *fences*
+//! the ledger: it creates the next entry itself (a `FENCE` record), so the
+//! previous holder's next commit, which must create that same entry,
+//! fails, and it reports `LeaseLost` from then on.
+//!
+//! ```
+//! use nenjim_journal_api::append::JournalWriter;
+//! use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = tempfile::tempdir()?;
+//! let mut writer = FsJournalWriter::open(root.path(), WriterOptions::new())?;
+//! let appended = writer.append(
+//!     "FORMAT nenjim-journal/1\nARTIFACT left-pad\nJOURNAL_VERSION 20261129T101530Z\n\
+//!      PREDECESSOR GENESIS\nDESCRIPTION \"pads strings\"\n",
+//! )?;
+//! assert_eq!((appended.sequence(), appended.is_new()), (1, true));
+//! assert!(root.path().join("left-pad/20261129T101530Z.journal").is_file());
+//! writer.close()?;
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod blob;
+mod durable;
+mod lease;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nenjim_journal_api::append::{Appended, JournalWriter};
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::valuetypes::ContentPointer;
+use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_fs::LoadOptions;
+use nenjim_journal_fs::ledger::{self, Entry, Record, RevisionPointer};
+
+use crate::durable::Created;
+use crate::lease::{Lease, LeaseFile};
+
+/// How a writer is opened.
+#[derive(Clone, Debug)]
+pub struct WriterOptions {
+    content_store: Option<PathBuf>,
+    lease_ttl: Duration,
+    segment_span: u64,
+}
+
+impl Default for WriterOptions {
+    fn default() -> WriterOptions {
+        WriterOptions {
+            content_store: None,
+            lease_ttl: Duration::from_secs(30),
+            segment_span: ledger::SEGMENT_SPAN,
+        }
+    }
+}
+
+impl WriterOptions {
+    /// No content store, a lease of 30 seconds.
+    pub fn new() -> WriterOptions {
+        WriterOptions::default()
+    }
+    /// Requires the blobs of new releases in the content store `dir`
+    /// (`<dir>/blobs/sha256/<hex>`), where [`FsJournalWriter::put_blob`] puts them.
+    #[must_use]
+    pub fn content_store(self, dir: impl AsRef<Path>) -> WriterOptions {
+        WriterOptions {
+            content_store: Some(dir.as_ref().to_path_buf()),
+            ..self
+        }
+    }
+    /// How many ledger entries may go without a segment (a checkpoint that
+    /// readers open instead of one file per entry) before the writer writes
+    /// one (default [`ledger::SEGMENT_SPAN`], at least 1).
+    #[must_use]
+    pub fn segment_span(self, span: u64) -> WriterOptions {
+        WriterOptions {
+            segment_span: span.max(1),
+            ..self
+        }
+    }
+    /// How long the lease lasts without an append renewing it (default 30 s).
+    #[must_use]
+    pub fn lease_ttl(self, ttl: Duration) -> WriterOptions {
+        WriterOptions {
+            lease_ttl: ttl,
+            ..self
+        }
+    }
+}
+
+/// The one writer of a Journal root: see the [crate docs](crate).
+pub struct FsJournalWriter {
+    root: PathBuf,
+    options: WriterOptions,
+    lease_file: LeaseFile,
+    /// This writer's lease as last written.
+    lease: Lease,
+    state: ChainState,
+    /// The ledger's tip as this writer knows it.
+    tip: u64,
+    /// The entries after the last segment, in order.
+    unsegmented: Vec<Entry>,
+    /// Set once the lease is lost or the tip moved: every later append fails so.
+    poisoned: Option<JournalError>,
+}
+
+impl fmt::Debug for FsJournalWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FsJournalWriter")
+            .field("root", &self.root)
+            .field("epoch", &self.lease.epoch)
+            .field("tip", &self.tip)
+            .field("poisoned", &self.poisoned.as_ref().map(JournalError::kind))
+            .finish_non_exhaustive()
+    }
+}
+
+fn io_error(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
+    let path = path.to_path_buf();
+    let what = what.to_owned();
+    move |e| JournalError::io(path, &what, e)
+}
+
+impl FsJournalWriter {
+    /// Opens the root `root` for appending: takes its lease (`LeaseHeld`
+    /// while another writer's is live), loads it as `start()` does (with its
+    /// errors), and records what it holds if it has no ledger yet.
+    pub fn open(
+        root: impl AsRef<Path>,
+        options: WriterOptions,
+    ) -> Result<FsJournalWriter, JournalError> {
+        let root = std::path::absolute(root.as_ref()).map_err(io_error(
+            root.as_ref(),
+            "cannot make the root path absolute",
+        ))?;
+        match std::fs::metadata(&root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(JournalError::new(
+                    ErrorKind::RootNotDirectory,
+                    "found a file, expected the Journal root directory",
+                )
+                .with_path(&root));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(JournalError::new(
+                    ErrorKind::RootMissing,
+                    "found nothing, expected the Journal root directory",
+                )
+                .with_path(&root));
+            }
+            Err(e) => return Err(JournalError::io(&root, "cannot read the root", e)),
+        }
+        let dir = ledger::ledger_dir(&root);
+        let tmp = dir.join("tmp");
+        for d in [&dir, &tmp] {
+            durable::ensure_dir(d).map_err(io_error(d, "cannot create the ledger directory"))?;
+        }
+        let lease_file = LeaseFile::new(&dir, &tmp);
+        let (lease, taken_over) = take_lease(&lease_file, options.lease_ttl)?;
+        let mut writer = FsJournalWriter {
+            root,
+            options,
+            lease_file,
+            lease,
+            state: ChainState::new(),
+            tip: 0,
+            unsegmented: Vec::new(),
+            poisoned: None,
+        };
+        // From here on the lease is ours: give it back if opening fails.
+        match writer.prepare(taken_over) {
+            Ok(()) => Ok(writer),
+            Err(error) => {
+                let _ = writer.release();
+                Err(error)
+            }
+        }
+    }
+
+    /// Cleans leftovers, loads (or creates) the ledger, fences after a
+    /// takeover.
+    fn prepare(&mut self, taken_over: bool) -> Result<(), JournalError> {
+        let dir = ledger::ledger_dir(&self.root);
+        let tmp = dir.join("tmp");
+        durable::remove_temporaries(&tmp)
+            .map_err(io_error(&tmp, "cannot clean the ledger's temporary files"))?;
+        if let Some(store) = &self.options.content_store {
+            let blobs = blob::blob_dir(store);
+            durable::remove_temporaries(&blobs).map_err(io_error(
+                &blobs,
+                "cannot clean the content store's temporary files",
+            ))?;
+        }
+        if !ledger::exists(&nenjim_journal_fs::RealFileSystem, &self.root)? {
+            self.create_ledger()?;
+        }
+        self.reload()?;
+        if taken_over {
+            self.fence()?;
+        }
+        if self.unsegmented.len() as u64 >= self.options.segment_span {
+            self.write_segment();
+        }
+        Ok(())
+    }
+
+    /// Loads the root through its ledger.
+    fn reload(&mut self) -> Result<(), JournalError> {
+        let fs = nenjim_journal_fs::RealFileSystem;
+        let read = ledger::read(&fs, &self.root)?;
+        let Some(read) = read else {
+            return Err(JournalError::new(
+                ErrorKind::LedgerMismatch,
+                "found no ledger marker after creating it, expected a ledger",
+            )
+            .with_path(ledger::ledger_dir(&self.root)));
+        };
+        self.state = nenjim_journal_fs::load(&self.root, LoadOptions::new())?;
+        self.tip = read.tip();
+        self.unsegmented = read
+            .entries()
+            .iter()
+            .filter(|e| e.sequence() > read.segmented())
+            .cloned()
+            .collect();
+        Ok(())
+    }
+
+    /// Records what a root without a ledger holds, in the order and with
+    /// the sequences a start gives it: one segment, then the marker.
+    fn create_ledger(&mut self) -> Result<(), JournalError> {
+        let dir = ledger::ledger_dir(&self.root);
+        let tmp = dir.join("tmp");
+        // Leftovers of an interrupted creation (never loaded: no marker).
+        for sub in [ledger::LOG_DIR, ledger::SEGMENTS_DIR] {
+            let path = dir.join(sub);
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(JournalError::io(
+                        path,
+                        "cannot clean an unfinished ledger",
+                        e,
+                    ));
+                }
+            }
+        }
+        for sub in [ledger::LOG_DIR, ledger::SEGMENTS_DIR] {
+            let path = dir.join(sub);
+            durable::ensure_dir(&path)
+                .map_err(io_error(&path, "cannot create the ledger directory"))?;
+        }
+        let state = nenjim_journal_fs::load(&self.root, LoadOptions::new())?;
+        let mut text = String::new();
+        let mut cursor = state.replay(0);
+        while let Some(revision) = cursor.next()? {
+            let path = ledger::revision_path(
+                &self.root,
+                revision.coordinate(),
+                revision.journal_version(),
+            );
+            let size = std::fs::metadata(&path)
+                .map_err(io_error(&path, "cannot read the revision file's size"))?
+                .len();
+            let entry = Entry::new(
+                revision.sequence(),
+                Record::Revision(pointer(&revision, size)),
+            );
+            text.push_str(&entry.to_string());
+            text.push('\n');
+        }
+        let last = state.last_sequence();
+        if last > 0 {
+            let path = ledger::segment_path(&self.root, last);
+            durable::create_file(&tmp, &path, text.as_bytes())
+                .map_err(io_error(&path, "cannot write the ledger's first segment"))?;
+        }
+        let marker = dir.join(ledger::MARKER);
+        durable::create_file(&tmp, &marker, ledger::MARKER_TEXT.as_bytes())
+            .map_err(io_error(&marker, "cannot write the ledger marker"))?;
+        Ok(())
+    }
+
+    /// Creates a `FENCE` entry at the tip, reloading if the previous holder
+    /// committed in the meantime.
+    fn fence(&mut self) -> Result<(), JournalError> {
+        loop {
+            let entry = Entry::new(
+                self.tip + 1,
+                Record::Fence {
+                    epoch: self.lease.epoch,
+                },
+            );
+            match self.create_entry(&entry) {
+                Ok(()) => {
+                    self.tip = entry.sequence();
+                    self.unsegmented.push(entry);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == ErrorKind::TipMoved => self.reload()?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Creates the ledger entry `entry` (the compare-and-set at the tip).
+    fn create_entry(&self, entry: &Entry) -> Result<(), JournalError> {
+        let path = ledger::entry_path(&self.root, entry.sequence());
+        match durable::create_entry(&path, &entry.to_string()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let found = std::fs::read_link(&path)
+                    .ok()
+                    .and_then(|t| t.to_str().and_then(|t| Entry::parse(t).ok()));
+                match found.as_ref().map(Entry::record) {
+                    Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(JournalError::new(
+                        ErrorKind::LeaseLost,
+                        format!(
+                            "found the ledger fenced at sequence {} by lease epoch {epoch}, expected this writer's epoch {} to hold the root; nothing of this append was committed",
+                            entry.sequence(),
+                            self.lease.epoch
+                        ),
+                    )
+                    .with_path(path)),
+                    _ => Err(JournalError::new(
+                        ErrorKind::TipMoved,
+                        format!(
+                            "found ledger entry {} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (open the writer again)",
+                            entry.sequence()
+                        ),
+                    )
+                    .with_path(path)),
+                }
+            }
+            Err(e) => Err(JournalError::io(path, "cannot create the ledger entry", e)),
+        }
+    }
+
+    /// Writes a segment of the unsegmented entries. A failure only means the
+    /// entries stay unsegmented (readers read them one by one) and the next
+    /// append tries again, so it is not the append's failure.
+    fn write_segment(&mut self) {
+        let Some(last) = self.unsegmented.last().map(Entry::sequence) else {
+            return;
+        };
+        let mut text = String::new();
+        for entry in &self.unsegmented {
+            text.push_str(&entry.to_string());
+            text.push('\n');
+        }
+        let path = ledger::segment_path(&self.root, last);
+        let tmp = ledger::ledger_dir(&self.root).join("tmp");
+        if durable::create_file(&tmp, &path, text.as_bytes()).is_ok() {
+            self.unsegmented.clear();
+        }
+    }
+
+    /// Checks the lease before a commit; renews it once half has run out.
+    fn check_lease(&mut self) -> Result<(), JournalError> {
+        let now = lease::now_millis();
+        if !self.lease.is_live(now) {
+            return Err(self.lose(format!(
+                "found this writer's lease (epoch {}) expired, expected a live lease; another writer may have taken the root over",
+                self.lease.epoch
+            )));
+        }
+        let ttl = self.options.lease_ttl;
+        let half = u64::try_from(ttl.as_millis() / 2).unwrap_or(u64::MAX);
+        if self.lease.expires.saturating_sub(now) < half {
+            let locked = self
+                .lease_file
+                .lock()
+                .map_err(io_error(self.lease_file.path(), "cannot lock the lease"))?;
+            let current = locked
+                .read()
+                .map_err(io_error(self.lease_file.path(), "cannot read the lease"))?;
+            if current.as_ref() != Some(&self.lease) {
+                drop(locked);
+                return Err(self.lose(format!(
+                    "found the lease changed by another writer (now {}), expected this writer's (epoch {})",
+                    current.map_or_else(|| "none".to_owned(), |l| format!("epoch {} of {}", l.epoch, l.holder)),
+                    self.lease.epoch
+                )));
+            }
+            let renewed = Lease {
+                expires: lease::expiry(now, ttl),
+                ..self.lease.clone()
+            };
+            locked
+                .write(&renewed)
+                .map_err(io_error(self.lease_file.path(), "cannot renew the lease"))?;
+            self.lease = renewed;
+        }
+        Ok(())
+    }
+
+    /// Marks the lease lost and returns the error.
+    fn lose(&mut self, message: String) -> JournalError {
+        let error =
+            JournalError::new(ErrorKind::LeaseLost, message).with_path(self.lease_file.path());
+        self.poisoned = Some(
+            JournalError::new(ErrorKind::LeaseLost, error.message())
+                .with_path(self.lease_file.path()),
+        );
+        error
+    }
+
+    /// Puts `bytes` into the content store (`<store>/blobs/sha256/<hex>`),
+    /// durably and idempotently, and returns its content pointer.
+    pub fn put_blob(&mut self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
+        let store = self.options.content_store.as_deref().ok_or_else(|| {
+            JournalError::new(
+                ErrorKind::Io,
+                "found no content store, expected one configured (WriterOptions::content_store) to put a blob",
+            )
+        })?;
+        blob::put(store, bytes)
+    }
+
+    /// Releases the lease, so that another writer may open the root at once.
+    pub fn close(mut self) -> Result<(), JournalError> {
+        self.release()
+    }
+
+    /// Gives the lease back if it is still this writer's.
+    fn release(&mut self) -> Result<(), JournalError> {
+        let path = self.lease_file.path().to_path_buf();
+        let locked = self
+            .lease_file
+            .lock()
+            .map_err(io_error(&path, "cannot lock the lease"))?;
+        let current = locked
+            .read()
+            .map_err(io_error(&path, "cannot read the lease"))?;
+        if current.as_ref() == Some(&self.lease) {
+            let released = Lease {
+                expires: 0,
+                ..self.lease.clone()
+            };
+            locked
+                .write(&released)
+                .map_err(io_error(&path, "cannot release the lease"))?;
+            self.lease = released;
+        }
+        Ok(())
+    }
+
+    /// The revisions this writer knows, as a start of the root would load them.
+    pub fn state(&self) -> &ChainState {
+        &self.state
+    }
+
+    /// The root this writer appends to (absolute).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes the revision file of `revision` (text `text`) unless the same
+    /// bytes are already there.
+    fn write_revision(
+        &self,
+        revision: &JournalRevision,
+        text: &str,
+    ) -> Result<PathBuf, JournalError> {
+        let path = ledger::revision_path(
+            &self.root,
+            revision.coordinate(),
+            revision.journal_version(),
+        );
+        let dir = self.root.join(revision.coordinate().as_str());
+        durable::ensure_dir(&dir)
+            .map_err(io_error(&dir, "cannot create the artifact directory"))?;
+        let tmp = ledger::ledger_dir(&self.root).join("tmp");
+        let created = durable::create_file(&tmp, &path, text.as_bytes())
+            .map_err(io_error(&path, "cannot write the revision file"))?;
+        if created == Created::Exists {
+            let found = std::fs::read(&path)
+                .map_err(io_error(&path, "cannot read the existing revision file"))?;
+            if found != text.as_bytes() {
+                return Err(JournalError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
+                        found.len(),
+                        nenjim_journal_api::valuetypes::RevisionDigest::of_bytes(&found),
+                        revision.coordinate(),
+                        revision.journal_version()
+                    ),
+                )
+                .with_path(path));
+            }
+            // The same bytes, placed by hand: make sure they are durable.
+            std::fs::File::open(&path)
+                .and_then(|f| f.sync_all())
+                .map_err(io_error(&path, "cannot sync the revision file"))?;
+        }
+        Ok(path)
+    }
+}
+
+impl JournalWriter for FsJournalWriter {
+    fn append(&mut self, text: &str) -> Result<Appended, JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(
+                JournalError::new(poisoned.kind(), poisoned.message()).with_path(
+                    poisoned
+                        .path()
+                        .map_or_else(|| self.root.clone(), Path::to_path_buf),
+                ),
+            );
+        }
+        self.check_lease()?;
+        let revision = nenjim_journal_parser::parse(text)?;
+        let sequence = self.tip + 1;
+        let head = self.state.latest(revision.coordinate());
+        let ingested = self.state.ingest_revision_at(revision, sequence)?;
+        if ingested.outcome() == Outcome::Unchanged {
+            return Ok(Appended::new(ingested.revision().clone(), false));
+        }
+        if let Some(store) = &self.options.content_store {
+            for release in ingested.revision().releases() {
+                let known = head
+                    .as_ref()
+                    .and_then(|h| h.release(release.version()))
+                    .is_some();
+                if !known {
+                    blob::check(store, release.content()).map_err(|e| {
+                        JournalError::new(
+                            e.kind(),
+                            format!(
+                                "{} {}: {}",
+                                release.coordinate(),
+                                release.version(),
+                                e.message()
+                            ),
+                        )
+                        .with_path(
+                            e.path()
+                                .map_or_else(|| store.to_path_buf(), Path::to_path_buf),
+                        )
+                    })?;
+                }
+            }
+        }
+        let revision = ingested.revision().clone();
+        self.write_revision(&revision, text)?;
+        let entry = Entry::new(
+            sequence,
+            Record::Revision(pointer(&revision, text.len() as u64)),
+        );
+        if let Err(error) = self.create_entry(&entry) {
+            if matches!(error.kind(), ErrorKind::LeaseLost | ErrorKind::TipMoved) {
+                self.poisoned = Some(JournalError::new(error.kind(), error.message()));
+            }
+            return Err(error);
+        }
+        self.state = ingested.into_state();
+        self.tip = sequence;
+        self.unsegmented.push(entry);
+        if self.unsegmented.len() as u64 >= self.options.segment_span {
+            self.write_segment();
+        }
+        Ok(Appended::new(revision, true))
+    }
+}
+
+/// The ledger pointer to `revision`, a text of `size` bytes.
+fn pointer(revision: &JournalRevision, size: u64) -> RevisionPointer {
+    RevisionPointer::new(
+        revision.coordinate().clone(),
+        revision.journal_version(),
+        size,
+        *revision.digest(),
+    )
+}
+
+/// Takes the lease of `file` for `ttl`: `LeaseHeld` while another holder's
+/// is live. Returns the new lease and whether an unreleased lease was taken
+/// over (then the caller fences the ledger).
+fn take_lease(file: &LeaseFile, ttl: Duration) -> Result<(Lease, bool), JournalError> {
+    let path = file.path().to_path_buf();
+    let locked = file
+        .lock()
+        .map_err(io_error(&path, "cannot lock the lease"))?;
+    let current = locked
+        .read()
+        .map_err(io_error(&path, "cannot read the lease"))?;
+    let now = lease::now_millis();
+    if let Some(current) = &current
+        && current.is_live(now)
+    {
+        return Err(JournalError::new(
+            ErrorKind::LeaseHeld,
+            format!(
+                "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
+                current.holder,
+                current.epoch,
+                current.expires - now
+            ),
+        )
+        .with_path(path));
+    }
+    let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
+    let lease = Lease {
+        holder: durable::temporary_name()
+            .trim_start_matches(durable::TMP_PREFIX)
+            .to_owned(),
+        epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
+        expires: lease::expiry(now, ttl),
+    };
+    locked
+        .write(&lease)
+        .map_err(io_error(&path, "cannot write the lease"))?;
+    Ok((lease, taken_over))
+}

@@ -1,0 +1,627 @@
+//! The append path, end to end on a real directory: sequences, idempotence,
+//! refusals that write nothing, the lease and its fence, the content store,
+//! the loader reading the ledger, and a writer killed at any instant.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use nenjim_journal_api::append::JournalWriter;
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::model::ReplayRequest;
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, RevisionDigest};
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_fs::{LoadOptions, load};
+use nenjim_journal_ref::JournalAssembly;
+use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
+use rstest::rstest;
+
+const CONTENT: &str =
+    "sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213";
+
+fn genesis(artifact: &str, at: &str) -> String {
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR GENESIS\nDESCRIPTION \"{artifact}\"\n"
+    )
+}
+
+/// The successor of `previous` at `at`, with `body` appended.
+fn successor(previous: &str, at: &str, body: &str) -> String {
+    let digest = RevisionDigest::of_text(previous);
+    let mut lines: Vec<String> = previous.lines().map(str::to_owned).collect();
+    for line in &mut lines {
+        if line.starts_with("JOURNAL_VERSION ") {
+            *line = format!("JOURNAL_VERSION {at}");
+        } else if line.starts_with("PREDECESSOR ") {
+            *line = format!("PREDECESSOR {digest}");
+        }
+    }
+    format!("{}\n{body}", lines.join("\n"))
+}
+
+fn release(version: &str, content: &str) -> String {
+    format!("RELEASE {version}\n  LICENSE MIT\n  CONTENT {content}\n")
+}
+
+fn open(root: &Path) -> FsJournalWriter {
+    FsJournalWriter::open(root, WriterOptions::new()).unwrap()
+}
+
+fn c(s: &str) -> ArtifactCoordinate {
+    s.parse().unwrap()
+}
+
+/// (coordinate, version) -> sequence of every revision a fresh load gives.
+fn sequences(state: &ChainState) -> BTreeMap<(String, String), u64> {
+    let mut cursor = state.replay(0);
+    let mut out = BTreeMap::new();
+    while let Some(r) = cursor.next().unwrap() {
+        out.insert(
+            (r.coordinate().to_string(), r.journal_version().to_string()),
+            r.sequence(),
+        );
+    }
+    out
+}
+
+/// Every file under `root` with its bytes (ledger entries by their record),
+/// except the lease, its lock and temporaries.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "lease" || name == "lease.lock" || name.starts_with(".tmp-") {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_symlink() {
+                out.insert(
+                    path.clone(),
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn sequences_are_the_ledgers_across_restarts_and_processes() {
+    let root = tempfile::tempdir().unwrap();
+    let aaa = genesis("aaa", "20260101T000000Z");
+    let bbb = genesis("bbb", "20260101T000000Z");
+    let aaa2 = successor(&aaa, "20260102T000000Z", &release("1.0.0", CONTENT));
+    let mut writer = open(root.path());
+    assert_eq!(writer.append(&aaa).unwrap().sequence(), 1);
+    assert_eq!(writer.append(&bbb).unwrap().sequence(), 2);
+    let appended = writer.append(&aaa2).unwrap();
+    assert_eq!((appended.sequence(), appended.is_new()), (3, true));
+    writer.close().unwrap();
+
+    let expected: BTreeMap<(String, String), u64> = [
+        (("aaa".into(), "20260101T000000Z".into()), 1),
+        (("bbb".into(), "20260101T000000Z".into()), 2),
+        (("aaa".into(), "20260102T000000Z".into()), 3),
+    ]
+    .into();
+    for _restart in 0..2 {
+        assert_eq!(
+            sequences(&load(root.path(), LoadOptions::new()).unwrap()),
+            expected
+        );
+    }
+    // A mirror that stored "after 2" sees exactly the new revision.
+    let assembly = JournalAssembly::new(root.path());
+    assembly.process().start().unwrap();
+    let mut feed = assembly.service().replay(&ReplayRequest::after(2)).unwrap();
+    let next = feed.next().unwrap().unwrap();
+    assert_eq!((next.coordinate().as_str(), next.sequence()), ("aaa", 3));
+    assert!(feed.next().unwrap().is_none());
+    // And a second process gives the same numbers.
+    assert_eq!(child_sequences(root.path()), expected);
+}
+
+/// Runs this test binary as a child that loads `root` and prints its sequences.
+fn child_sequences(root: &Path) -> BTreeMap<(String, String), u64> {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_prints_sequences",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("NENJIM_CHILD_ROOT", root)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        // (The harness may print on the same line before the child's output.)
+        .filter_map(|l| l.split_once("SEQ ").map(|(_, rest)| rest))
+        .map(|l| {
+            let parts: Vec<&str> = l.split(' ').collect();
+            (
+                (parts[0].to_owned(), parts[1].to_owned()),
+                parts[2].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn child_prints_sequences() {
+    let Some(root) = std::env::var_os("NENJIM_CHILD_ROOT") else {
+        return; // only meaningful as the child of the test above
+    };
+    for ((coordinate, version), sequence) in
+        sequences(&load(Path::new(&root), LoadOptions::new()).unwrap())
+    {
+        println!("SEQ {coordinate} {version} {sequence}");
+    }
+}
+
+#[test]
+fn opening_a_root_without_a_ledger_keeps_the_numbers_a_start_gives() {
+    let root = tempfile::tempdir().unwrap();
+    let texts = [
+        ("zzz", genesis("zzz", "20260101T000000Z")),
+        ("aaa", genesis("aaa", "20260105T000000Z")),
+    ];
+    for (artifact, text) in &texts {
+        std::fs::create_dir(root.path().join(artifact)).unwrap();
+        let at = text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .trim_start_matches("JOURNAL_VERSION ");
+        std::fs::write(
+            root.path().join(artifact).join(format!("{at}.journal")),
+            text,
+        )
+        .unwrap();
+    }
+    let before = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    let mut writer = open(root.path());
+    assert_eq!(sequences(writer.state()), before);
+    // A historical import (an older Journal version, a new artifact) goes at the end.
+    let old = genesis("mmm", "19990101T000000Z");
+    assert_eq!(writer.append(&old).unwrap().sequence(), 3);
+    drop(writer);
+    let after = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    assert_eq!(
+        after.get(&("aaa".into(), "20260105T000000Z".into())),
+        Some(&1)
+    );
+    assert_eq!(
+        after.get(&("zzz".into(), "20260101T000000Z".into())),
+        Some(&2)
+    );
+    assert_eq!(
+        after.get(&("mmm".into(), "19990101T000000Z".into())),
+        Some(&3)
+    );
+    assert!(
+        root.path()
+            .join(".ledger/segments/00000000000000000002.segment")
+            .is_file()
+    );
+}
+
+#[test]
+fn an_idempotent_repeat_keeps_its_sequence_and_writes_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let text = genesis("aaa", "20260101T000000Z");
+    let mut writer = open(root.path());
+    writer.append(&text).unwrap();
+    writer.append(&genesis("bbb", "20260101T000000Z")).unwrap();
+    let before = snapshot(root.path());
+    let again = writer.append(&text).unwrap();
+    assert_eq!((again.sequence(), again.is_new()), (1, false));
+    assert_eq!(snapshot(root.path()), before);
+}
+
+/// What each refused append is, built on a root holding `aaa` (a genesis,
+/// then a successor with release 1.0.0).
+#[rstest]
+#[case::empty("", ErrorKind::EmptyInput)]
+#[case::syntax("FORMAT nenjim-journal/1\nARTIFACT aaa\n", ErrorKind::Syntax)]
+#[case::conflict(
+    &genesis("aaa", "20260101T000000Z").replace("\"aaa\"", "\"other\""),
+    ErrorKind::Conflict
+)]
+#[case::duplicate_genesis(&genesis("aaa", "20260301T000000Z"), ErrorKind::DuplicateGenesis)]
+#[case::stale(
+    &successor(&genesis("aaa", "20260101T000000Z"), "20260301T000000Z", ""),
+    ErrorKind::StalePredecessor
+)]
+#[case::rewritten(
+    &successor(&head(), "20260301T000000Z", "").replace("LICENSE MIT", "LICENSE Apache-2.0"),
+    ErrorKind::ReleaseRewritten
+)]
+#[case::not_increasing(&successor(&head(), "20260101T120000Z", ""), ErrorKind::NonIncreasingVersion)]
+fn a_refusal_writes_nothing(#[case] text: &str, #[case] kind: ErrorKind) {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    writer.append(&genesis("aaa", "20260101T000000Z")).unwrap();
+    writer.append(&head()).unwrap();
+    let before = snapshot(root.path());
+    let loaded = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    assert_eq!(writer.append(text).unwrap_err().kind(), kind);
+    assert_eq!(snapshot(root.path()), before);
+    assert_eq!(
+        sequences(&load(root.path(), LoadOptions::new()).unwrap()),
+        loaded
+    );
+    // The writer goes on.
+    assert_eq!(
+        writer
+            .append(&genesis("bbb", "20260101T000000Z"))
+            .unwrap()
+            .sequence(),
+        3
+    );
+}
+
+/// The second revision of `aaa`: release 1.0.0.
+fn head() -> String {
+    successor(
+        &genesis("aaa", "20260101T000000Z"),
+        "20260201T000000Z",
+        &release("1.0.0", CONTENT),
+    )
+}
+
+#[test]
+fn blobs_are_required_before_their_pointers() {
+    let root = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let options = WriterOptions::new().content_store(store.path());
+    let mut writer = FsJournalWriter::open(root.path(), options).unwrap();
+    let g = genesis("aaa", "20260101T000000Z");
+    writer.append(&g).unwrap();
+
+    let pointer = writer.put_blob(b"the artifact's bytes").unwrap();
+    let blob = store
+        .path()
+        .join("blobs/sha256")
+        .join(pointer.digest().to_hex());
+    assert_eq!(std::fs::read(&blob).unwrap(), b"the artifact's bytes");
+    assert_eq!(
+        writer.put_blob(b"the artifact's bytes").unwrap(),
+        pointer,
+        "idempotent"
+    );
+
+    let missing = successor(&g, "20260102T000000Z", &release("1.0.0", CONTENT));
+    let before = snapshot(root.path());
+    let error = writer.append(&missing).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BlobMissing, "{error}");
+    assert_eq!(snapshot(root.path()), before);
+
+    let wrong_size = format!("{} {}", pointer.digest(), pointer.size() + 1);
+    let error = writer
+        .append(&successor(
+            &g,
+            "20260102T000000Z",
+            &release("1.0.0", &wrong_size),
+        ))
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BlobMismatch, "{error}");
+
+    let good = successor(
+        &g,
+        "20260102T000000Z",
+        &release("1.0.0", &format!("{} {}", pointer.digest(), pointer.size())),
+    );
+    assert_eq!(writer.append(&good).unwrap().sequence(), 2);
+    // A release the predecessor already had is not checked again.
+    std::fs::remove_file(&blob).unwrap();
+    let policy = successor(&good, "20260103T000000Z", "RECOMMEND 1.0.0\n");
+    assert_eq!(writer.append(&policy).unwrap().sequence(), 3);
+}
+
+#[test]
+fn a_live_lease_is_held_and_a_released_one_is_taken_without_a_fence() {
+    let root = tempfile::tempdir().unwrap();
+    let mut first = open(root.path());
+    first.append(&genesis("aaa", "20260101T000000Z")).unwrap();
+    let error = FsJournalWriter::open(root.path(), WriterOptions::new()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::LeaseHeld, "{error}");
+    first.close().unwrap();
+    let mut second = open(root.path());
+    assert_eq!(
+        second
+            .append(&genesis("bbb", "20260101T000000Z"))
+            .unwrap()
+            .sequence(),
+        2
+    );
+}
+
+#[test]
+fn an_expired_lease_is_taken_over_and_fences_the_old_holder() {
+    let root = tempfile::tempdir().unwrap();
+    let mut old = FsJournalWriter::open(
+        root.path(),
+        WriterOptions::new().lease_ttl(Duration::from_millis(100)),
+    )
+    .unwrap();
+    old.append(&genesis("aaa", "20260101T000000Z")).unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    // The old holder's lease has expired: it is refused from now on.
+    let error = old.append(&genesis("ccc", "20260101T000000Z")).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::LeaseLost, "{error}");
+    let mut new = open(root.path());
+    assert_eq!(
+        new.append(&genesis("bbb", "20260101T000000Z"))
+            .unwrap()
+            .sequence(),
+        3,
+        "2 is the fence"
+    );
+    assert_eq!(
+        old.append(&genesis("ddd", "20260101T000000Z"))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::LeaseLost
+    );
+}
+
+#[test]
+fn a_holder_whose_clock_says_live_is_stopped_by_the_fence() {
+    let root = tempfile::tempdir().unwrap();
+    let mut old = open(root.path());
+    old.append(&genesis("aaa", "20260101T000000Z")).unwrap();
+    // Another machine sees the lease expired (a skewed clock): rewrite its expiry.
+    let lease_path = root.path().join(".ledger/lease");
+    let lease = std::fs::read_to_string(&lease_path).unwrap();
+    let expired: String = lease
+        .lines()
+        .map(|l| {
+            if l.starts_with("expires ") {
+                "expires 1".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&lease_path, expired + "\n").unwrap();
+    let mut new = open(root.path());
+    let text = genesis("bbb", "20260101T000000Z");
+    let error = old.append(&text).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::LeaseLost, "{error}");
+    // Nothing of the refused append is loaded; the new holder records the
+    // file it left (the same bytes at the same place).
+    let loaded = load(root.path(), LoadOptions::new()).unwrap();
+    assert!(loaded.latest(&c("bbb")).is_none());
+    assert_eq!(new.append(&text).unwrap().sequence(), 3);
+    assert_eq!(
+        old.append(&genesis("eee", "20260101T000000Z"))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::LeaseLost
+    );
+}
+
+#[test]
+fn a_file_placed_by_hand_is_recorded_or_refused_by_its_bytes() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    let text = genesis("aaa", "20260101T000000Z");
+    std::fs::create_dir(root.path().join("aaa")).unwrap();
+    let path = root.path().join("aaa/20260101T000000Z.journal");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(
+        load(root.path(), LoadOptions::new()).unwrap().len(),
+        0,
+        "not recorded, not loaded"
+    );
+    assert_eq!(writer.append(&text).unwrap().sequence(), 1);
+
+    let other = genesis("bbb", "20260101T000000Z");
+    std::fs::create_dir(root.path().join("bbb")).unwrap();
+    std::fs::write(
+        root.path().join("bbb/20260101T000000Z.journal"),
+        other.replace("\"bbb\"", "\"x\""),
+    )
+    .unwrap();
+    let error = writer.append(&other).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Conflict, "{error}");
+    assert_eq!(load(root.path(), LoadOptions::new()).unwrap().len(), 1);
+}
+
+#[test]
+fn the_loader_refuses_a_recorded_file_that_changed_or_went_missing() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    let text = genesis("aaa", "20260101T000000Z");
+    writer.append(&text).unwrap();
+    writer.close().unwrap();
+    let path = root.path().join("aaa/20260101T000000Z.journal");
+
+    std::fs::write(&path, text.replace("\"aaa\"", "\"bbb\"")).unwrap();
+    let error = load(root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+    assert_eq!(error.path(), Some(path.as_path()));
+
+    std::fs::write(&path, format!("{text}# one more line\n")).unwrap();
+    assert_eq!(
+        load(root.path(), LoadOptions::new()).unwrap_err().kind(),
+        ErrorKind::LedgerMismatch
+    );
+
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        load(root.path(), LoadOptions::new()).unwrap_err().kind(),
+        ErrorKind::LedgerMismatch
+    );
+
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(load(root.path(), LoadOptions::new()).unwrap().len(), 1);
+    // A malformed entry.
+    std::os::unix::fs::symlink(
+        "2 REVISION aaa",
+        root.path().join(".ledger/log/00000000000000000002"),
+    )
+    .unwrap();
+    assert_eq!(
+        load(root.path(), LoadOptions::new()).unwrap_err().kind(),
+        ErrorKind::LedgerMismatch
+    );
+}
+
+#[test]
+fn a_hub_refreshing_while_a_writer_appends_sees_each_append_once() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    writer.append(&genesis("aaa", "20260101T000000Z")).unwrap();
+    let assembly = JournalAssembly::new(root.path());
+    assembly.process().start().unwrap();
+    let (service, manager) = (assembly.service(), assembly.manager());
+    let mut previous = genesis("aaa", "20260101T000000Z");
+    for day in 2..=9 {
+        let text = successor(&previous, &format!("202601{day:02}T000000Z"), "");
+        let appended = writer.append(&text).unwrap();
+        let report = manager.refresh().unwrap();
+        assert_eq!((report.ingested(), report.unrecorded()), (1, 0));
+        let latest = service.latest(&c("aaa")).unwrap().unwrap();
+        assert_eq!(latest.sequence(), appended.sequence());
+        assert_eq!(latest.digest(), appended.revision().digest());
+        previous = text;
+    }
+    assert_eq!(manager.refresh().unwrap().ingested(), 0);
+    // A file the ledger does not record is seen, counted, never loaded.
+    std::fs::create_dir(root.path().join("zzz")).unwrap();
+    std::fs::write(
+        root.path().join("zzz/20260101T000000Z.journal"),
+        genesis("zzz", "20260101T000000Z"),
+    )
+    .unwrap();
+    let report = manager.refresh().unwrap();
+    assert_eq!((report.ingested(), report.unrecorded()), (0, 1));
+    assert!(service.latest(&c("zzz")).unwrap().is_none());
+}
+
+#[test]
+fn segments_checkpoint_the_log() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    let count = nenjim_journal_fs::ledger::SEGMENT_SPAN + 5;
+    for i in 0..count {
+        writer
+            .append(&genesis(&format!("a{i:05}"), "20260101T000000Z"))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    let span = nenjim_journal_fs::ledger::SEGMENT_SPAN;
+    assert!(
+        root.path()
+            .join(format!(".ledger/segments/{span:020}.segment"))
+            .is_file()
+    );
+    let ledger = nenjim_journal_fs::ledger::read(&nenjim_journal_fs::RealFileSystem, root.path())
+        .unwrap()
+        .unwrap();
+    assert_eq!((ledger.tip(), ledger.segmented()), (count, span));
+    let state = load(root.path(), LoadOptions::new()).unwrap();
+    assert_eq!(state.len(), count);
+    assert_eq!(state.latest(&c("a01004")).unwrap().sequence(), 1005);
+}
+
+/// A writer in a child process appends revisions and reports each sequence
+/// it got; it is killed (SIGKILL) after a varying number of reports, at any
+/// point of its next append. The root must load after every kill, holding
+/// every reported append with its reported sequence.
+#[test]
+fn a_killed_writer_loses_nothing_it_reported() {
+    let root = tempfile::tempdir().unwrap();
+    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
+    for round in 0..12u64 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_appends_until_killed",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("NENJIM_CHILD_ROOT", root.path())
+            .env("NENJIM_CHILD_ROUND", round.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        // A varying number of reports before the kill (the kill lands
+        // wherever the child is in its next append).
+        let wanted = 1 + (round * 7) % 5;
+        let mut seen = 0;
+        while seen < wanted {
+            let Some(Ok(line)) = lines.next() else { break };
+            if let Some((_, rest)) = line.split_once("APPENDED ") {
+                let (name, sequence) = rest.split_once(' ').unwrap();
+                reported.insert(name.to_owned(), sequence.parse().unwrap());
+                seen += 1;
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let state = load(root.path(), LoadOptions::new()).unwrap();
+        for (name, sequence) in &reported {
+            let revision = state
+                .latest(&c(name))
+                .unwrap_or_else(|| panic!("{name} was lost"));
+            assert_eq!(revision.sequence(), *sequence, "{name}");
+        }
+    }
+    assert!(reported.len() >= 12);
+}
+
+#[test]
+fn child_appends_until_killed() {
+    let (Some(root), Some(round)) = (
+        std::env::var_os("NENJIM_CHILD_ROOT"),
+        std::env::var_os("NENJIM_CHILD_ROUND"),
+    ) else {
+        return; // only meaningful as the child of the test above
+    };
+    let round = round.to_string_lossy().into_owned();
+    // A killed writer leaves an unreleased lease: a short one, then take it over.
+    let mut writer = loop {
+        match FsJournalWriter::open(
+            Path::new(&root),
+            WriterOptions::new().lease_ttl(Duration::from_millis(300)),
+        ) {
+            Ok(writer) => break writer,
+            Err(e) if e.kind() == ErrorKind::LeaseHeld => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    for i in 0..10_000 {
+        let name = format!("r{round}-{i}");
+        let appended = writer.append(&genesis(&name, "20260101T000000Z")).unwrap();
+        println!("APPENDED {name} {}", appended.sequence());
+    }
+}
