@@ -263,6 +263,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use nenjim_journal_api::model::build::RevisionBuilder;
     use nenjim_journal_api::valuetypes::{Description, RevisionDigest};
 
     fn version(day: u32) -> JournalVersion {
@@ -275,7 +276,7 @@ mod tests {
     }
 
     fn revision(day: u32) -> JournalRevision {
-        JournalRevision::builder(
+        RevisionBuilder::new(
             "a".parse().unwrap(),
             version(day),
             None,

@@ -2,6 +2,7 @@
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
 
 use crate::chain::Chain;
 use crate::{ChainState, Located, Outcome, rewrite};
@@ -40,7 +41,7 @@ pub fn is_blank(text: &str) -> bool {
 /// Refuses a blank text, then parses it.
 pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
     if is_blank(text) {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::EmptyInput,
             "found no FORMAT line (the text is empty, blank or only comments), expected a Journal revision",
         ));
@@ -67,7 +68,7 @@ impl ChainState {
             if stored.digest() == digest {
                 return Ok((stored.clone(), Outcome::Unchanged));
             }
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
                     "found revision {artifact} {version} with digest {digest}, but {artifact} {version} is already stored with digest {}; expected the identical text (a stored revision never changes)",
@@ -81,7 +82,7 @@ impl ChainState {
             (None, Some(chain)) => {
                 let g = chain.front();
                 let genesis = format!("genesis {} ({})", g.journal_version(), g.digest());
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::DuplicateGenesis,
                     format!(
                         "found a second genesis of {artifact} at {version} ({digest}), but {artifact} already has {genesis}; expected PREDECESSOR naming the head's digest"
@@ -92,7 +93,7 @@ impl ChainState {
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
                 let Some(located) = self.digests.get(predecessor) else {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::UnknownPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but no stored revision has that digest; expected the digest of the head of {artifact}{}",
@@ -103,7 +104,7 @@ impl ChainState {
                 let owner = self.stored(*located)?;
                 // 4. A predecessor of another artifact.
                 if owner.coordinate() != artifact {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::CrossArtifactPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
@@ -115,7 +116,7 @@ impl ChainState {
                 }
                 // The owner is a revision of `artifact`, so its chain exists.
                 let head = chain.map(Chain::last).ok_or_else(|| {
-                    JournalError::new(
+                    build::error(
                         ErrorKind::UnknownPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but {artifact} has no stored chain; expected a stored head"
@@ -124,7 +125,7 @@ impl ChainState {
                 })?;
                 // 5. A fork from a revision that is not the head.
                 if head.digest() != predecessor {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::StalePredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
@@ -138,7 +139,7 @@ impl ChainState {
                 }
                 // 6. Journal versions strictly increase along a chain.
                 if version <= head.journal_version() {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::NonIncreasingVersion,
                         format!(
                             "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
@@ -158,7 +159,7 @@ impl ChainState {
         // it rather than corrupt the index.
         if let Some(located) = self.digests.get(digest) {
             let other = self.stored(*located)?;
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
                     "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
@@ -170,11 +171,13 @@ impl ChainState {
 
         // Every check passed: record the revision (infallible from here on).
         let sequence = self.len() + 1;
-        let accepted = match &predecessor {
-            Some(head) => revision.sharing_releases_with(head),
-            None => revision,
-        }
-        .with_sequence(sequence);
+        let accepted = build::with_sequence(
+            match &predecessor {
+                Some(head) => build::sharing_releases_with(revision, head),
+                None => revision,
+            },
+            sequence,
+        );
         let position = match self.chains.get_mut(accepted.coordinate()) {
             Some(chain) => {
                 let position = chain.len();
@@ -201,7 +204,7 @@ impl ChainState {
             .and_then(|index| usize::try_from(index).ok())
             .and_then(|index| self.log.get(index))
             .ok_or_else(|| {
-                JournalError::new(
+                build::error(
                     ErrorKind::UnknownPredecessor,
                     format!(
                         "found a digest index entry for sequence {}, but only {} revisions are stored; expected a consistent chain state",

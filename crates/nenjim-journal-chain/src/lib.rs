@@ -341,10 +341,11 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
+    use nenjim_journal_api::model::build::RevisionBuilder;
     use nenjim_journal_api::valuetypes::Description;
 
     fn genesis(artifact: &str) -> JournalRevision {
-        JournalRevision::builder(
+        RevisionBuilder::new(
             artifact.parse().unwrap(),
             "20260101T000000Z".parse().unwrap(),
             None,
@@ -368,7 +369,7 @@ mod tests {
             .unwrap();
         let coordinate: ArtifactCoordinate = touched.parse().unwrap();
         let revision = if let Some(head) = state.latest(&coordinate) {
-            JournalRevision::builder(
+            RevisionBuilder::new(
                 head.coordinate().clone(),
                 "20260102T000000Z".parse().unwrap(),
                 Some(*head.digest()),

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
@@ -31,10 +32,10 @@ pub(crate) fn check(
         }
         let what = match found {
             None => "is missing".to_owned(),
-            Some(release) if old.same_values(release) => continue,
+            Some(release) if build::same_values(old, release) => continue,
             Some(release) => difference(old, release),
         };
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::ReleaseRewritten,
             format!(
                 "found release {} of {} rewritten in {} ({}): it {what}; expected it exactly as in its predecessor {} ({}), since a release is withdrawn by YANK, never deleted or changed",

@@ -374,7 +374,7 @@ fn a_hand_built_revision_reusing_a_stored_digest_is_refused() {
     let w = world();
     let other = w.r4.next(20).revision();
     // Same worldview, but built with the digest of a left-pad revision.
-    let mut b = nenjim_journal_api::model::JournalRevision::builder(
+    let mut b = nenjim_journal_api::model::build::RevisionBuilder::new(
         other.coordinate().clone(),
         other.journal_version(),
         other.predecessor().copied(),

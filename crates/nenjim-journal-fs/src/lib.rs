@@ -99,6 +99,7 @@ mod read;
 use std::path::Path;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
@@ -284,7 +285,7 @@ fn ingest_in_order(
                     early.insert(b, parsed);
                 }
                 Err(_) => {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::Io,
                         "a loader worker thread stopped before parsing its files",
                     ));
@@ -396,7 +397,7 @@ pub fn refresh_with(
         match reread? {
             Reread::Known { stored, found } if stored == found => unchanged += 1,
             Reread::Known { stored, found } => {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::Conflict,
                     format!(
                         "found a text with digest {found} for {} {}, expected the stored \
@@ -423,6 +424,6 @@ pub fn refresh_with(
     }
     match walk.error {
         Some(error) => Err(error),
-        None => Ok(RefreshReport::new(ingested, unchanged)),
+        None => Ok(build::refresh_report(ingested, unchanged)),
     }
 }

@@ -10,7 +10,8 @@
 use std::ops::Range;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionBuilder};
+use nenjim_journal_api::model::build::{self, RevisionBuilder};
+use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
 use crate::header::{Header, is_header_keyword};
@@ -290,14 +291,14 @@ pub(crate) fn parse(
         }
     }
     if !any {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::EmptyInput,
             "found only blank and comment lines, expected a Journal revision starting with `FORMAT nenjim-journal/1`",
         ));
     }
     let end = lines.end();
     let Some(mut body) = body else {
-        return Err(JournalError::syntax(
+        return Err(build::syntax_error(
             end.0,
             end.1,
             format!("found the end of the text, expected {}", header.expected()),

@@ -179,7 +179,7 @@ impl ParsedText {
 /// );
 /// let second = parse_after(successor.clone(), &mut interner, Some(&first))?;
 /// let (old, new) = (&first.revision().releases()[0], &second.revision().releases()[0]);
-/// assert!(new.shares_values_with(old));
+/// assert!(nenjim_journal_api::model::build::shares_values(new, old));
 /// assert!(new.policy().is_recommended() && !old.policy().is_recommended());
 /// assert_eq!(second.into_revision(), nenjim_journal_parser::parse(&successor)?);
 /// # Ok::<(), nenjim_journal_api::error::JournalError>(())

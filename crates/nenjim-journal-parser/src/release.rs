@@ -13,9 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::{
-    ArtifactRelease, Dependency, Exclusion, Preference, ReleaseBuilder, RevisionBuilder,
-};
+use nenjim_journal_api::model::ArtifactRelease;
+use nenjim_journal_api::model::build::{self, ReleaseBuilder, RevisionBuilder};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentDigest, ContentPointer, Description, LicenseExpression,
     ReleaseVersion, VersionRequirement,
@@ -24,6 +23,7 @@ use nenjim_journal_api::valuetypes::{
 use crate::lines::Line;
 use crate::semantic::located;
 use crate::tokens::{Cursor, Token, shown};
+use nenjim_journal_api::model::build::ErrorContext as _;
 
 /// The release properties, in their required order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -367,13 +367,13 @@ impl OpenRelease {
                 let (digest, _) =
                     cursor.value::<ContentDigest>("a content digest `sha256:<hex>`")?;
                 let size = cursor.token("a size in bytes")?;
-                let size = ContentPointer::parse_size(size.text)
-                    .map_err(|e| line.relocate(e, size.start))?;
+                let size =
+                    build::content_size(size.text).map_err(|e| line.relocate(e, size.start))?;
                 cursor.finish()?;
                 let Some(license) = self.license.take() else {
                     return Err(line.syntax(keyword.start, "found `CONTENT`, expected `LICENSE`"));
                 };
-                self.builder = Some(ArtifactRelease::builder(
+                self.builder = Some(ReleaseBuilder::new(
                     coordinate.clone(),
                     self.version.clone(),
                     license,
@@ -391,7 +391,7 @@ impl OpenRelease {
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
-                let dependency = Dependency::new(artifact, requirement, description);
+                let dependency = build::dependency(artifact, requirement, description);
                 located(builder.push_dependency(dependency), &line, at.start)?;
             }
             Property::Excludes => {
@@ -410,7 +410,7 @@ impl OpenRelease {
                 };
                 let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
-                let exclusion = Exclusion::new(artifact, requirement, description);
+                let exclusion = build::exclusion(artifact, requirement, description);
                 located(builder.push_exclusion(exclusion), &line, at.start)?;
             }
             Property::Prefers => {
@@ -419,7 +419,7 @@ impl OpenRelease {
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor, interner)?;
                 let builder = self.builder_mut(&line, keyword)?;
-                let preference = Preference::new(artifact, requirement, description);
+                let preference = build::preference(artifact, requirement, description);
                 located(builder.push_preference(preference), &line, at.start)?;
             }
         }
@@ -497,7 +497,7 @@ impl OpenRelease {
             } else {
                 "`  CONTENT <digest> <size>`"
             };
-            return Err(JournalError::syntax(
+            return Err(build::syntax_error(
                 at.0,
                 at.1,
                 format!(

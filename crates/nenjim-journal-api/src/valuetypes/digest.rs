@@ -5,6 +5,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::{shown, syntax_at};
 use crate::error::JournalError;
+use crate::model::build::ErrorContext as _;
 
 const PREFIX: &str = "sha256:";
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -224,7 +225,7 @@ impl ContentPointer {
     }
 
     /// Parses a `size` token: `0` or a decimal without leading zeros that fits `u64`.
-    pub fn parse_size(s: &str) -> Result<u64, JournalError> {
+    pub(crate) fn parse_size(s: &str) -> Result<u64, JournalError> {
         let bytes = s.as_bytes();
         if bytes.is_empty() {
             return Err(syntax_at(1, "found nothing, expected a size in bytes"));

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build::ErrorContext as _;
 use serde::Serialize;
 
 use super::read_text;

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
 use crate::args::Command;
@@ -77,7 +78,8 @@ const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
 /// over 64 MiB is `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8`
 /// located at the first bad byte (both exit code 1).
 fn read_text(path: &Path) -> Result<String, CliError> {
-    use nenjim_journal_api::error::{ErrorKind, JournalError};
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::model::build::ErrorContext as _;
     use std::io::Read as _;
 
     let file = std::fs::File::open(path).map_err(|e| CliError::io(path, "cannot open", e))?;
@@ -86,7 +88,7 @@ fn read_text(path: &Path) -> Result<String, CliError> {
         .read_to_end(&mut bytes)
         .map_err(|e| CliError::io(path, "cannot read", e))?;
     if bytes.len() as u64 > MAX_TEXT_BYTES {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::TooLarge,
             format!(
                 "found a file over {MAX_TEXT_BYTES} bytes, expected a revision of at most 64 MiB"
@@ -110,7 +112,7 @@ fn read_text(path: &Path) -> Result<String, CliError> {
             .count()
             + 1;
         let found = bytes.get(good).copied().unwrap_or_default();
-        JournalError::new(
+        build::error(
             ErrorKind::InvalidUtf8,
             format!("found the byte 0x{found:02x}, which is not valid UTF-8; expected UTF-8 text"),
         )

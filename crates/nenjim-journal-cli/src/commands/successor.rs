@@ -9,7 +9,8 @@
 
 use std::ops::Range;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{JournalVersion, RevisionDigest};
 
 use super::lint::parse_text;
@@ -76,7 +77,7 @@ fn header_line(text: &str, keyword: &str) -> Option<Range<usize>> {
 }
 
 fn missing_header(path: &std::path::Path) -> CliError {
-    JournalError::new(
+    build::error(
         ErrorKind::Syntax,
         "found no JOURNAL_VERSION or PREDECESSOR line to edit, expected a parsed revision's header",
     )
