@@ -7,48 +7,6 @@ use nenjim_journal_api::model::build;
 use crate::chain::Chain;
 use crate::{ChainState, Located, Outcome, rewrite};
 
-/// Whether `text` has no non-ignorable line: every line is empty, spaces
-/// only, or a comment (section 1). Such a text is `EmptyInput`.
-///
-/// A carriage return that is not part of a CRLF terminator (one inside a
-/// line, or one that ends the text) is a lone CR, so its line is not
-/// ignorable (the parser reports it): this never hides a syntax error.
-///
-/// ```
-/// use nenjim_journal_chain::is_blank;
-/// assert!(is_blank(""));
-/// assert!(is_blank("  \r\n\n# only a comment\n"));
-/// assert!(!is_blank("FORMAT nenjim-journal/1\n"));
-/// assert!(!is_blank("\t\n"));
-/// assert!(!is_blank("\r"));
-/// ```
-pub fn is_blank(text: &str) -> bool {
-    let ignorable = |line: &str| {
-        let content = line.trim_start_matches(' ');
-        content.is_empty() || (content.starts_with('#') && !content.contains('\r'))
-    };
-    let mut rest = text;
-    // Only a line ended by `\n` may end with the CR of a CRLF terminator.
-    while let Some((line, tail)) = rest.split_once('\n') {
-        if !ignorable(line.strip_suffix('\r').unwrap_or(line)) {
-            return false;
-        }
-        rest = tail;
-    }
-    ignorable(rest)
-}
-
-/// Refuses a blank text, then parses it.
-pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    if is_blank(text) {
-        return Err(build::error(
-            ErrorKind::EmptyInput,
-            "found no FORMAT line (the text is empty, blank or only comments), expected a Journal revision",
-        ));
-    }
-    nenjim_journal_parser::parse(text)
-}
-
 impl ChainState {
     /// Decides `revision`'s place and, only if every check passes, records
     /// it. On error `self` is unchanged (every check precedes every change).

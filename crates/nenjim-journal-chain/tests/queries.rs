@@ -323,7 +323,9 @@ fn the_text_and_the_builders_describe_the_same_revision() {
 fn a_syntax_error_is_the_parsers_and_leaves_the_state() {
     let f = fixture();
     let before = picture(&f.state);
-    let error = f.state.ingest("FORMAT nenjim-journal/2\n").unwrap_err();
+    let error = nenjim_journal_parser::parse("FORMAT nenjim-journal/2\n")
+        .and_then(|r| f.state.ingest_revision(r))
+        .unwrap_err();
     assert_eq!(error.kind(), nenjim_journal_api::error::ErrorKind::Syntax);
     assert!(error.line().is_some());
     assert_eq!(picture(&f.state), before);

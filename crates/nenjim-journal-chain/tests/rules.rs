@@ -332,7 +332,9 @@ fn blank_texts_are_empty_input() {
     let state = world().state;
     for text in ["", " ", "\n\n", "  \r\n", "# a comment only\n  # another\n"] {
         let before = picture(&state);
-        let error = state.ingest(text).unwrap_err();
+        let error = nenjim_journal_parser::parse(text)
+            .and_then(|r| state.ingest_revision(r))
+            .unwrap_err();
         assert_eq!(error.kind(), ErrorKind::EmptyInput, "{text:?}");
         assert_eq!(picture(&state), before);
     }

@@ -110,6 +110,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use read::decode as decode_revision_text;
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.

@@ -54,9 +54,10 @@ pub(crate) fn read_bytes(
     Ok(bytes)
 }
 
-/// Decodes UTF-8, locating the first invalid byte by line and column (the
-/// column counts the characters before it on its line, plus one).
-pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
+/// Decodes a revision file's bytes as UTF-8 (section 7), locating the first
+/// invalid byte by line and column (the column counts the characters before
+/// it on its line, plus one) as an `InvalidUtf8` error.
+pub fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
     String::from_utf8(bytes).map_err(|error| {
         let utf8 = error.utf8_error();
         let offset = utf8.valid_up_to();

@@ -40,7 +40,8 @@ fn a_load_in_batches_equals_sequential_ingestion() {
     let mut sequential = ChainState::new();
     for (_, first, second) in &texts {
         for text in [first, second] {
-            sequential = sequential.ingest(text).unwrap().state().clone();
+            let revision = nenjim_journal_parser::parse(text).unwrap();
+            sequential = sequential.ingest_revision(revision).unwrap().into_state();
         }
     }
     assert_eq!(loaded.len(), sequential.len());

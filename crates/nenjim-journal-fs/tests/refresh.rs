@@ -48,7 +48,11 @@ fn a_stored_text_is_recognised_by_its_digest() {
     // with the same bytes is still an unchanged re-read.
     let root = Root::new();
     let a = genesis("serde", &ts(1), &["1.0.0"]);
-    let state = ChainState::new().ingest(&a).unwrap().into_state();
+    let revision = nenjim_journal_parser::parse(&a).unwrap();
+    let state = ChainState::new()
+        .ingest_revision(revision)
+        .unwrap()
+        .into_state();
     root.put("serde", &ts(1), &a);
     let (report, _) = refreshed(&root, &state);
     assert_eq!(report.unwrap(), build::refresh_report(0, 1));

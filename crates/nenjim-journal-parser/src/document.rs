@@ -15,9 +15,10 @@ use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
 use crate::header::{Header, is_header_keyword};
+use crate::interner::Interner;
 use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
-use crate::release::{Interner, OpenRelease, Property};
+use crate::release::{OpenRelease, Property};
 use crate::tokens::{Cursor, Token, shown};
 
 /// What the body expects next.

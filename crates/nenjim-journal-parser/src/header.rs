@@ -9,8 +9,8 @@ use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 
+use crate::interner::Interner;
 use crate::lines::LineClass;
-use crate::release::Interner;
 use crate::tokens::{Cursor, Token, shown};
 
 /// The only format this crate reads and writes.

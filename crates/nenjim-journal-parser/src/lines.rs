@@ -253,6 +253,17 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// Whether `text` has no non-ignorable line: every line is empty, spaces
+/// only, or a comment, by the one classification of section 1 the parser
+/// uses ([`Line::classify`]); such a text is `EmptyInput`. A text with a
+/// byte-order mark, a lone CR or a control character outside a comment is
+/// not blank (the parser reports it), so this never hides a syntax error.
+pub(crate) fn is_blank(text: &str) -> bool {
+    Lines::new(text).is_ok_and(|mut lines| {
+        lines.all(|line| matches!(line.classify(), Ok(LineClass::Ignorable)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

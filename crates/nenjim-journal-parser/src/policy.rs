@@ -11,7 +11,7 @@ use nenjim_journal_api::model::PolicyStatement;
 use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::valuetypes::ReleaseVersion;
 
-use crate::release::Interner;
+use crate::interner::Interner;
 use crate::semantic::located;
 use crate::tokens::Cursor;
 

@@ -293,7 +293,9 @@ pub fn ingest(state: &ChainState, doc: &Doc) -> Result<Ingested, JournalError> {
 
 pub fn ingest_via(via: Via, state: &ChainState, doc: &Doc) -> Result<Ingested, JournalError> {
     match via {
-        Via::Text => state.ingest(&doc.text()),
+        Via::Text => {
+            nenjim_journal_parser::parse(&doc.text()).and_then(|r| state.ingest_revision(r))
+        }
         Via::Builders => state.ingest_revision(doc.revision()),
     }
 }
