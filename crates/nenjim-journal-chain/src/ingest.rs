@@ -59,7 +59,7 @@ impl ChainState {
                         ),
                     ));
                 };
-                let owner = self.stored(*located)?;
+                let owner = self.stored(*located);
                 // 4. A predecessor of another artifact.
                 if owner.coordinate() != artifact {
                     return Err(build::error(
@@ -72,15 +72,10 @@ impl ChainState {
                         ),
                     ));
                 }
-                // The owner is a revision of `artifact`, so its chain exists.
-                let head = chain.map(Chain::last).ok_or_else(|| {
-                    build::error(
-                        ErrorKind::UnknownPredecessor,
-                        format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but {artifact} has no stored chain; expected a stored head"
-                        ),
-                    )
-                })?;
+                #[allow(clippy::expect_used)] // an invariant of the state, not of any input
+                let head = chain
+                    .map(Chain::last)
+                    .expect("invariant: a stored revision's artifact has a chain");
                 // 5. A fork from a revision that is not the head.
                 if head.digest() != predecessor {
                     return Err(build::error(
@@ -116,7 +111,7 @@ impl ChainState {
         // artifact or version can only come from a hand-built revision; refuse
         // it rather than corrupt the index.
         if let Some(located) = self.digests.get(digest) {
-            let other = self.stored(*located)?;
+            let other = self.stored(*located);
             return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
@@ -154,23 +149,15 @@ impl ChainState {
         Ok((accepted, Outcome::Accepted))
     }
 
-    /// The stored revision at `located` (always present for an indexed digest).
-    fn stored(&self, located: Located) -> Result<&JournalRevision, JournalError> {
+    /// The stored revision at `located`.
+    #[allow(clippy::expect_used)] // an invariant of the state, not of any input
+    fn stored(&self, located: Located) -> &JournalRevision {
         located
             .sequence
             .checked_sub(1)
             .and_then(|index| usize::try_from(index).ok())
             .and_then(|index| self.log.get(index))
-            .ok_or_else(|| {
-                build::error(
-                    ErrorKind::UnknownPredecessor,
-                    format!(
-                        "found a digest index entry for sequence {}, but only {} revisions are stored; expected a consistent chain state",
-                        located.sequence,
-                        self.log.len()
-                    ),
-                )
-            })
+            .expect("invariant: every digest index entry names a stored sequence (1..=len)")
     }
 }
 

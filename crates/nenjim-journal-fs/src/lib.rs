@@ -35,7 +35,8 @@
 //!    is checked against the file's place (`CoordinateMismatch`,
 //!    `VersionMismatch`).
 //! 3. **Ingest** the parsed revisions with
-//!    [`ChainState::ingest_revision`], sequentially, artifacts in ascending
+//!    [`ChainState::ingest_revision_in_place`] (a refresh:
+//!    [`ChainState::ingest_revision`], one at a time), sequentially, artifacts in ascending
 //!    coordinate order and each artifact's files in ascending timestamp
 //!    order, on the calling thread while the workers parse the artifacts
 //!    after them. Nothing is parsed twice.

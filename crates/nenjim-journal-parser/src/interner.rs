@@ -17,7 +17,7 @@ use crate::tokens::{Cursor, Token};
 /// The FxHash function (as in `rustc-hash`, written out here rather than
 /// taken as a dependency: it is ten lines) for the interner's short string
 /// keys. The interner is probed once per `DEPENDS`/`EXCLUDES`/`PREFERS`/
-/// `LICENSE` line, and std's SipHash showed up at ~3% of a whole parse;
+/// `LICENSE` line, and std's SipHash showed up in profiles of a whole parse;
 /// HashDoS resistance does not matter for a map that lives for one parse of
 /// one load, whose size is bounded by the distinct tokens of its texts.
 #[derive(Debug, Default, Clone, Copy)]

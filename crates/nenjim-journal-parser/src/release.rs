@@ -71,7 +71,7 @@ const ORDER: &str = "`LICENSE`, `CONTENT`, `DESCRIPTION`, `DEPENDS`, `EXCLUDES`,
 /// A release block being read.
 #[derive(Debug)]
 pub(crate) struct OpenRelease {
-    /// Line and byte offset of the version on the `RELEASE` line.
+    /// Line and 1-based character column of the version on the `RELEASE` line.
     line: usize,
     column: usize,
     version: ReleaseVersion,

@@ -10,7 +10,6 @@ use crate::model::build::ErrorContext as _;
 const PREFIX: &str = "sha256:";
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Parses `sha256:` + 64 lower-case hex digits.
 /// The value of each lower-case hex digit; 0xff for every other byte.
 const HEX_VALUE: [u8; 256] = {
     let mut table = [0xffu8; 256];
@@ -27,6 +26,7 @@ const HEX_VALUE: [u8; 256] = {
     table
 };
 
+/// Parses `sha256:` + 64 lower-case hex digits.
 fn parse_sha256(s: &str, what: &str) -> Result<[u8; 32], JournalError> {
     let Some(hex) = s.strip_prefix(PREFIX) else {
         let shown_prefix: String = s.chars().take(PREFIX.len()).collect();
