@@ -4,7 +4,8 @@
 //! separated by one or more spaces, a quoted string, the rest of the line (a
 //! license), and the end (trailing spaces allowed). Each token is handed to
 //! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
-//! (`FromStr`, `Description::parse_quoted_prefix`), and the value type's
+//! (`FromStr`, or `model::build::quoted_prefix` for a quoted string), and
+//! the value type's
 //! error (located by byte inside the token) is moved to the token's line and
 //! character column.
 

@@ -16,7 +16,8 @@ use nenjim_journal_chain::{ChainState, Ingested};
 /// How the tests hand a revision to the chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
-    /// `ChainState::ingest(text)`: the parser computes the digest.
+    /// The text parsed, then `ChainState::ingest_revision`: the parser
+    /// computes the digest.
     Text,
     /// `ChainState::ingest_revision(builders)`, digest of the same text.
     Builders,
