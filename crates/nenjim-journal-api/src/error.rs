@@ -132,7 +132,7 @@ type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 ///
 /// Implementations make one with the functions of
 /// [`model::build`](crate::model::build) and add context with its
-/// [`ErrorContext`](crate::model::build::ErrorContext) trait. See the
+/// [`ErrorContext`] trait. See the
 /// [module docs](self) for the `Display` form.
 #[derive(thiserror::Error)]
 #[error("{}", Diagnostic(self))]
