@@ -38,7 +38,11 @@ fn p1(c: &mut Criterion) {
     });
     let empty = ChainState::new();
     group.bench_function("ingest", |b| {
-        b.iter(|| empty.ingest(black_box(&text)).map(|i| i.state().len()))
+        b.iter(|| {
+            nenjim_journal_parser::parse(black_box(&text))
+                .and_then(|r| empty.ingest_revision(r))
+                .map(|i| i.state().len())
+        })
     });
     group.finish();
 }

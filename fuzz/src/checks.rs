@@ -26,7 +26,8 @@ use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::ArtifactRelease;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
-use nenjim_journal_chain::{ChainState, Outcome, is_blank};
+use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_parser::is_blank;
 
 /// Reads the fuzzer's bytes as a stream of small choices; past the end it
 /// yields zeros, so every byte string decodes to some input.
@@ -588,7 +589,8 @@ pub fn chain_ingest(data: &[u8]) -> u64 {
         let generated = generate(&mut choices, &earlier);
         let digest = RevisionDigest::of_text(&generated.text);
         let before = state.clone();
-        let result = state.ingest(&generated.text);
+        let result =
+            nenjim_journal_parser::parse(&generated.text).and_then(|r| state.ingest_revision(r));
         match (&generated.shape, result) {
             (None, Ok(ingested)) => {
                 // A mutation may still be a valid revision: then it is

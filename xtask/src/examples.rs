@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 
 const SUFFIX: &str = ".journal.example";
@@ -107,7 +108,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
                     for old in prev_rev.releases() {
                         if !revision
                             .release(old.version())
-                            .is_some_and(|new| new.same_values(old))
+                            .is_some_and(|new| build::same_values(new, old))
                         {
                             problems.push(format!(
                                 "{}: release {} of {} is missing or rewritten",

@@ -393,15 +393,19 @@ fn min_upper(a: Bound<semver::Version>, b: Bound<semver::Version>) -> Bound<semv
     }
 }
 
+/// A `semver::Version` (without build metadata) as a Journal release version,
+/// through its text: the API keeps `semver` out of its signatures.
+fn release_version(v: &semver::Version) -> Result<ReleaseVersion, String> {
+    v.to_string()
+        .parse::<ReleaseVersion>()
+        .map_err(|e| e.to_string())
+}
+
 fn release_bound(b: Bound<semver::Version>) -> Result<Bound<ReleaseVersion>, String> {
     Ok(match b {
         Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(v) => {
-            Bound::Included(ReleaseVersion::from_semver(v).map_err(|e| e.to_string())?)
-        }
-        Bound::Excluded(v) => {
-            Bound::Excluded(ReleaseVersion::from_semver(v).map_err(|e| e.to_string())?)
-        }
+        Bound::Included(v) => Bound::Included(release_version(&v)?),
+        Bound::Excluded(v) => Bound::Excluded(release_version(&v)?),
     })
 }
 
@@ -419,7 +423,7 @@ pub fn convert_requirement(req: &str) -> Result<VersionRequirement, String> {
     match (&lower, &upper) {
         (Bound::Unbounded, Bound::Unbounded) => return Ok(VersionRequirement::any()),
         (Bound::Included(a), Bound::Included(b)) if a == b => {
-            let exact = ReleaseVersion::from_semver(a.clone()).map_err(|e| e.to_string())?;
+            let exact = release_version(a)?;
             return Ok(VersionRequirement::exact(exact));
         }
         _ => {}
@@ -625,7 +629,7 @@ fn artifact_revisions(
                 report.note(format!("{where_}: build metadata stripped"));
                 version.build = semver::BuildMetadata::EMPTY;
             }
-            let version = match ReleaseVersion::from_semver(version) {
+            let version = match release_version(&version) {
                 Ok(v) => v,
                 Err(e) => {
                     report.note(format!("{where_}: {e}; skipped"));

@@ -161,7 +161,7 @@ pub fn run(
     rows.push(ratio_row(
         t,
         "P1 ingest",
-        "ChainState::ingest (parse + validate + SHA-256) vs SHA-256 alone",
+        "parse + ChainState::ingest_revision (validate + SHA-256) vs SHA-256 alone",
         "p1_ingest/ingest",
         "p1_ingest/sha256_floor",
         Target::AtMost(2.5),

@@ -40,11 +40,9 @@ pub struct Appended {
 }
 
 impl Appended {
-    /// The result of an append of `revision` (which carries its ledger
-    /// sequence); `is_new` is `false` for an idempotent repeat.
-    ///
-    /// For implementations of [`JournalWriter`] and their test doubles.
-    pub fn new(revision: JournalRevision, is_new: bool) -> Appended {
+    /// The result of an append of `revision` (see
+    /// [`build::appended`](crate::model::build::appended)).
+    pub(crate) fn new(revision: JournalRevision, is_new: bool) -> Appended {
         Appended { revision, is_new }
     }
 

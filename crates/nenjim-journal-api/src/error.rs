@@ -10,10 +10,12 @@
 //! `Display` reads like a compiler diagnostic:
 //!
 //! ```
-//! use nenjim_journal_api::error::{ErrorKind, JournalError};
-//! let e = JournalError::new(ErrorKind::Syntax, "found `RELEASE`, expected `FORMAT nenjim-journal/1`")
-//!     .at(3, 1)
-//!     .with_path("journals/serde/20261129T101530Z.journal");
+//! use nenjim_journal_api::error::ErrorKind;
+//! # use nenjim_journal_api::model::build::{error, ErrorContext};
+//! # let e = error(ErrorKind::Syntax, "found `RELEASE`, expected `FORMAT nenjim-journal/1`")
+//! #     .at(3, 1)
+//! #     .with_path("journals/serde/20261129T101530Z.journal");
+//! // `e`: an error a Journal returned
 //! assert_eq!(
 //!     e.to_string(),
 //!     "journals/serde/20261129T101530Z.journal:3:1: found `RELEASE`, expected `FORMAT nenjim-journal/1`"
@@ -23,6 +25,8 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use crate::model::build::ErrorContext;
 
 /// What went wrong, independent of where.
 ///
@@ -76,7 +80,7 @@ pub enum ErrorKind {
     VersionMismatch,
     /// A file that is not valid UTF-8.
     InvalidUtf8,
-    /// A file over the size limit (64 MiB).
+    /// A file over the loader's size limit.
     TooLarge,
     /// An input/output failure; the OS error is the `source()`.
     Io,
@@ -146,10 +150,10 @@ type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// An error of the Journal: a kind, a message, and where it happened.
 ///
-/// Built with [`JournalError::new`] and refined with [`at`](JournalError::at),
-/// [`with_path`](JournalError::with_path) and
-/// [`with_source`](JournalError::with_source). See the [module
-/// docs](self) for the `Display` form.
+/// Implementations make one with the functions of
+/// [`model::build`](crate::model::build) and add context with its
+/// [`ErrorContext`] trait. See the
+/// [module docs](self) for the `Display` form.
 #[derive(thiserror::Error)]
 #[error("{}", Diagnostic(self))]
 pub struct JournalError {
@@ -164,7 +168,7 @@ pub struct JournalError {
 
 impl JournalError {
     /// A new error of `kind` with a message saying what was found and what was expected.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> JournalError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> JournalError {
         JournalError {
             kind,
             message: message.into(),
@@ -173,64 +177,6 @@ impl JournalError {
             column: None,
             source: None,
         }
-    }
-
-    /// A syntax error at a 1-based line and column.
-    pub fn syntax(line: usize, column: usize, message: impl Into<String>) -> JournalError {
-        JournalError::new(ErrorKind::Syntax, message).at(line, column)
-    }
-
-    /// A semantic error at a 1-based line and column.
-    pub fn semantic(line: usize, column: usize, message: impl Into<String>) -> JournalError {
-        JournalError::new(ErrorKind::Semantic, message).at(line, column)
-    }
-
-    /// An I/O error about `path`, keeping the OS error as `source()`.
-    pub fn io(path: impl Into<PathBuf>, what: &str, error: std::io::Error) -> JournalError {
-        JournalError::new(ErrorKind::Io, format!("{what}: {error}"))
-            .with_path(path)
-            .with_source(error)
-    }
-
-    /// Sets the 1-based line and column (replacing any earlier location).
-    #[must_use]
-    pub fn at(mut self, line: usize, column: usize) -> JournalError {
-        self.line = Some(line.max(1));
-        self.column = Some(column.max(1));
-        self
-    }
-
-    /// Moves an error found inside a token to the token's place in a text.
-    ///
-    /// Errors from the value types' `FromStr` are located relative to the
-    /// token (line 1, column = offset in the token + 1); this shifts them to
-    /// `line` and `column` of the token's first character.
-    #[must_use]
-    pub fn relocated(mut self, line: usize, column: usize) -> JournalError {
-        let inner_column = self.column.unwrap_or(1);
-        self.line = Some(line.max(1));
-        self.column = Some(column.max(1) + inner_column - 1);
-        self
-    }
-
-    /// Adds the file or directory the error concerns, unless one is already set
-    /// (the innermost path is the most precise).
-    #[must_use]
-    pub fn with_path(mut self, path: impl Into<PathBuf>) -> JournalError {
-        if self.path.is_none() {
-            self.path = Some(path.into());
-        }
-        self
-    }
-
-    /// Keeps `source` as the underlying cause, reachable through `source()`.
-    #[must_use]
-    pub fn with_source(
-        mut self,
-        source: impl std::error::Error + Send + Sync + 'static,
-    ) -> JournalError {
-        self.source = Some(Box::new(source));
-        self
     }
 
     /// The leaf's kind, through any context.
@@ -259,6 +205,34 @@ impl JournalError {
     }
 }
 
+/// The context an implementation adds (see [`ErrorContext`]).
+impl ErrorContext for JournalError {
+    fn at(mut self, line: usize, column: usize) -> JournalError {
+        self.line = Some(line.max(1));
+        self.column = Some(column.max(1));
+        self
+    }
+    fn relocated(mut self, line: usize, column: usize) -> JournalError {
+        let inner_column = self.column.unwrap_or(1);
+        self.line = Some(line.max(1));
+        self.column = Some(column.max(1) + inner_column - 1);
+        self
+    }
+    fn with_path(mut self, path: impl Into<PathBuf>) -> JournalError {
+        if self.path.is_none() {
+            self.path = Some(path.into());
+        }
+        self
+    }
+    fn with_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> JournalError {
+        self.source = Some(Box::new(source));
+        self
+    }
+}
+
 impl fmt::Debug for JournalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JournalError")
@@ -272,19 +246,8 @@ impl fmt::Debug for JournalError {
     }
 }
 
-/// Shows a found token in a diagnostic: back-quoted, escaped like a Rust
-/// string, cut after 40 characters; `nothing` for an empty token.
-///
-/// Every "found …, expected …" message of the Journal shows its token this
-/// way, so messages look alike whichever crate writes them.
-///
-/// ```
-/// use nenjim_journal_api::error::shown;
-/// assert_eq!(shown("RELEASE"), "`RELEASE`");
-/// assert_eq!(shown("a\tb"), "`a\\tb`");
-/// assert_eq!(shown(""), "nothing");
-/// ```
-pub fn shown(found: &str) -> String {
+/// Shows a found token in a diagnostic (see [`crate::model::build::shown`]).
+pub(crate) fn shown(found: &str) -> String {
     const MAX: usize = 40;
     if found.is_empty() {
         return "nothing".to_owned();
@@ -342,20 +305,20 @@ mod tests {
 
     #[test]
     fn display_with_line_only() {
-        let e = JournalError::syntax(2, 5, "found `x`, expected a keyword");
+        let e = crate::model::build::syntax_error(2, 5, "found `x`, expected a keyword");
         assert_eq!(e.to_string(), "2:5: found `x`, expected a keyword");
     }
 
     #[test]
     fn relocation_adds_the_token_column() {
-        let e = JournalError::syntax(1, 3, "bad").relocated(7, 10);
+        let e = crate::model::build::syntax_error(1, 3, "bad").relocated(7, 10);
         assert_eq!((e.line(), e.column()), (Some(7), Some(12)));
     }
 
     #[test]
     fn io_keeps_the_os_error_as_source() {
         let os = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        let e = JournalError::io("/x/y", "cannot read", os);
+        let e = crate::model::build::io_error("/x/y", "cannot read", os);
         assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(e.path(), Some(Path::new("/x/y")));
         let source = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());

@@ -20,6 +20,8 @@
 //! - [`component`]: the lifecycle shared by Nenjim services.
 //! - [`model`]: the immutable domain objects ([`model::JournalRevision`],
 //!   [`model::ArtifactRelease`] …) the queries return.
+//!   Implementations and test doubles make them with
+//!   [`model::build`], the one module a consumer does not need.
 //! - [`valuetypes`]: the validated value types, one per token of the text
 //!   format, each with a `FromStr`/`Display` round trip.
 //! - [`error`]: [`error::JournalError`], a compiler-style diagnostic with a

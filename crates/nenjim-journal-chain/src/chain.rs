@@ -21,9 +21,8 @@ use nenjim_journal_api::valuetypes::JournalVersion;
 
 /// Entries per node.
 ///
-/// 512: a chain of 100 000 revisions is two levels, not three (P5's
-/// `revision_as_of` on it: about 40 ns at 128, 37.5 ns at 512, against 20
-/// ns on a chain of one).
+/// 512: a chain of 100 000 revisions is two levels, not three (bench P5,
+/// `revision_as_of`; figures in `benches/RESULTS.md`).
 /// Leaves grow on demand, so a short chain does not pay for the width; a
 /// path copy (an append to a chain a snapshot still shares) copies at most
 /// one 512-entry leaf. The unit tests use 16, to build deep trees quickly.
@@ -130,10 +129,11 @@ impl Node {
 /// Not `partition_point`: std's search is branchless, so every step's load
 /// waits for the previous comparison. With branches the processor runs
 /// ahead on its prediction, which for repeated or nearby lookups is right;
-/// four-way steps (three independent loads each) halve the steps. P5's
-/// `revision_as_of` on 100 000 revisions: 70 ns with `partition_point`,
-/// 102 ns with a count of the keys (x86-64's baseline cannot vectorize
-/// 64-bit comparisons), 40 ns binary with branches, 37.5 ns four-way.
+/// four-way steps (three independent loads each) halve the steps. Bench P5
+/// (`revision_as_of` on 100 000 revisions) found this four-way search the
+/// fastest, ahead of a binary one with branches, then `partition_point`,
+/// then a count of the keys (x86-64's baseline cannot vectorize 64-bit
+/// comparisons).
 fn count_at_or_before(keys: &[Key], version: Key) -> usize {
     let (mut low, mut high) = (0, keys.len());
     // Four-way steps while the range is wide: three independent loads and
@@ -263,6 +263,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use nenjim_journal_api::model::build::RevisionBuilder;
     use nenjim_journal_api::valuetypes::{Description, RevisionDigest};
 
     fn version(day: u32) -> JournalVersion {
@@ -275,7 +276,7 @@ mod tests {
     }
 
     fn revision(day: u32) -> JournalRevision {
-        JournalRevision::builder(
+        RevisionBuilder::new(
             "a".parse().unwrap(),
             version(day),
             None,

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use imbl::Vector;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{
     ArtifactRelease, EventChange, EventCursor, JournalEvent, JournalRevision, PolicyStatement,
 };
@@ -36,7 +37,8 @@ use crate::ChainState;
 /// PREDECESSOR GENESIS
 /// DESCRIPTION \"pads strings on the left\"
 /// ";
-/// let revision = ChainState::new().ingest(genesis)?.revision().clone();
+/// let parsed = nenjim_journal_parser::parse(genesis)?;
+/// let revision = ChainState::new().ingest_revision(parsed)?.revision().clone();
 /// let made = events(None, &revision);
 /// assert_eq!(made.len(), 1);
 /// assert_eq!(made[0].change(), &EventChange::ArtifactCreated);
@@ -56,7 +58,7 @@ pub fn events(
 
 /// One event of `revision`.
 fn event(revision: &JournalRevision, change: EventChange) -> JournalEvent {
-    JournalEvent::new(
+    build::event(
         revision.sequence(),
         revision.coordinate().clone(),
         revision.journal_version(),
@@ -213,7 +215,7 @@ fn touch(revision: &JournalRevision) -> u64 {
 /// The error of a revision whose predecessor the snapshot does not hold
 /// (never for a state built by ingestion, which checks every predecessor).
 fn missing_predecessor(revision: &JournalRevision) -> JournalError {
-    JournalError::new(
+    build::error(
         ErrorKind::UnknownPredecessor,
         format!(
             "found revision {} of {} (sequence {}) naming a predecessor that the \

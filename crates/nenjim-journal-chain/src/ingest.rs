@@ -2,51 +2,10 @@
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
 
 use crate::chain::Chain;
 use crate::{ChainState, Located, Outcome, rewrite};
-
-/// Whether `text` has no non-ignorable line: every line is empty, spaces
-/// only, or a comment (section 1). Such a text is `EmptyInput`.
-///
-/// A carriage return that is not part of a CRLF terminator (one inside a
-/// line, or one that ends the text) is a lone CR, so its line is not
-/// ignorable (the parser reports it): this never hides a syntax error.
-///
-/// ```
-/// use nenjim_journal_chain::is_blank;
-/// assert!(is_blank(""));
-/// assert!(is_blank("  \r\n\n# only a comment\n"));
-/// assert!(!is_blank("FORMAT nenjim-journal/1\n"));
-/// assert!(!is_blank("\t\n"));
-/// assert!(!is_blank("\r"));
-/// ```
-pub fn is_blank(text: &str) -> bool {
-    let ignorable = |line: &str| {
-        let content = line.trim_start_matches(' ');
-        content.is_empty() || (content.starts_with('#') && !content.contains('\r'))
-    };
-    let mut rest = text;
-    // Only a line ended by `\n` may end with the CR of a CRLF terminator.
-    while let Some((line, tail)) = rest.split_once('\n') {
-        if !ignorable(line.strip_suffix('\r').unwrap_or(line)) {
-            return false;
-        }
-        rest = tail;
-    }
-    ignorable(rest)
-}
-
-/// Refuses a blank text, then parses it.
-pub(crate) fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    if is_blank(text) {
-        return Err(JournalError::new(
-            ErrorKind::EmptyInput,
-            "found no FORMAT line (the text is empty, blank or only comments), expected a Journal revision",
-        ));
-    }
-    nenjim_journal_parser::parse(text)
-}
 
 impl ChainState {
     /// Decides `revision`'s place and, only if every check passes, records
@@ -68,7 +27,7 @@ impl ChainState {
             if stored.digest() == digest {
                 return Ok((stored.clone(), Outcome::Unchanged));
             }
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
                     "found revision {artifact} {version} with digest {digest}, but {artifact} {version} is already stored with digest {}; expected the identical text (a stored revision never changes)",
@@ -82,7 +41,7 @@ impl ChainState {
             (None, Some(chain)) => {
                 let g = chain.front();
                 let genesis = format!("genesis {} ({})", g.journal_version(), g.digest());
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::DuplicateGenesis,
                     format!(
                         "found a second genesis of {artifact} at {version} ({digest}), but {artifact} already has {genesis}; expected PREDECESSOR naming the head's digest"
@@ -93,7 +52,7 @@ impl ChainState {
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
                 let Some(located) = self.digests.get(predecessor) else {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::UnknownPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but no stored revision has that digest; expected the digest of the head of {artifact}{}",
@@ -101,10 +60,10 @@ impl ChainState {
                         ),
                     ));
                 };
-                let owner = self.stored(*located)?;
+                let owner = self.stored(*located);
                 // 4. A predecessor of another artifact.
                 if owner.coordinate() != artifact {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::CrossArtifactPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
@@ -114,18 +73,13 @@ impl ChainState {
                         ),
                     ));
                 }
-                // The owner is a revision of `artifact`, so its chain exists.
-                let head = chain.map(Chain::last).ok_or_else(|| {
-                    JournalError::new(
-                        ErrorKind::UnknownPredecessor,
-                        format!(
-                            "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but {artifact} has no stored chain; expected a stored head"
-                        ),
-                    )
-                })?;
+                #[allow(clippy::expect_used)] // an invariant of the state, not of any input
+                let head = chain
+                    .map(Chain::last)
+                    .expect("invariant: a stored revision's artifact has a chain");
                 // 5. A fork from a revision that is not the head.
                 if head.digest() != predecessor {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::StalePredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
@@ -139,7 +93,7 @@ impl ChainState {
                 }
                 // 6. Journal versions strictly increase along a chain.
                 if version <= head.journal_version() {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::NonIncreasingVersion,
                         format!(
                             "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
@@ -158,8 +112,8 @@ impl ChainState {
         // artifact or version can only come from a hand-built revision; refuse
         // it rather than corrupt the index.
         if let Some(located) = self.digests.get(digest) {
-            let other = self.stored(*located)?;
-            return Err(JournalError::new(
+            let other = self.stored(*located);
+            return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
                     "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
@@ -175,7 +129,7 @@ impl ChainState {
             None => last + 1,
             Some(sequence) if sequence > last => sequence,
             Some(sequence) => {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::LedgerMismatch,
                     format!(
                         "found sequence {sequence} for {artifact} {version} ({digest}), not after the last recorded sequence {last}; expected strictly increasing ledger sequences"
@@ -184,11 +138,13 @@ impl ChainState {
             }
         };
         // Every check passed: record the revision (infallible from here on).
-        let accepted = match &predecessor {
-            Some(head) => revision.sharing_releases_with(head),
-            None => revision,
-        }
-        .with_sequence(sequence);
+        let accepted = build::with_sequence(
+            match &predecessor {
+                Some(head) => build::sharing_releases_with(revision, head),
+                None => revision,
+            },
+            sequence,
+        );
         let position = match self.chains.get_mut(accepted.coordinate()) {
             Some(chain) => {
                 let position = chain.len();
@@ -208,18 +164,12 @@ impl ChainState {
         Ok((accepted, Outcome::Accepted))
     }
 
-    /// The stored revision at `located` (always present for an indexed digest).
-    fn stored(&self, located: Located) -> Result<&JournalRevision, JournalError> {
-        self.log.get(located.index).ok_or_else(|| {
-            JournalError::new(
-                ErrorKind::UnknownPredecessor,
-                format!(
-                    "found a digest index entry for log index {}, but only {} revisions are stored; expected a consistent chain state",
-                    located.index,
-                    self.log.len()
-                ),
-            )
-        })
+    /// The stored revision at `located`.
+    #[allow(clippy::expect_used)] // an invariant of the state, not of any input
+    fn stored(&self, located: Located) -> &JournalRevision {
+        self.log
+            .get(located.index)
+            .expect("invariant: every digest index entry names a stored log index")
     }
 }
 

@@ -9,12 +9,11 @@
 //! typed [`JournalError`]; the old state is never touched, so a reader that
 //! holds a snapshot always sees a complete, consistent Journal.
 //!
-//! [`ChainState::ingest`] takes one complete text: a blank text is
-//! [`ErrorKind::EmptyInput`](nenjim_journal_api::error::ErrorKind::EmptyInput);
-//! otherwise [`nenjim_journal_parser::parse`] turns it into a revision whose
-//! digest is the SHA-256 of its exact bytes, and
-//! [`ChainState::ingest_revision`] decides its place in its artifact's chain,
-//! checking in exactly the order of section 6:
+//! [`ChainState::ingest_revision`] takes one parsed revision (the parser,
+//! `nenjim-journal-parser`, turns a text into one whose digest is the
+//! SHA-256 of its exact bytes, and refuses a blank text as `EmptyInput`)
+//! and decides its place in its artifact's chain, checking in exactly the
+//! order of section 6:
 //!
 //! 1. the artifact already has a revision at that Journal version: the same
 //!    digest is an idempotent success ([`Outcome::Unchanged`], the stored
@@ -29,12 +28,12 @@
 //! 6. a Journal version not greater than the head's is a
 //!    `NonIncreasingVersion`;
 //! 7. a release of the head that is missing from the successor or whose
-//!    values changed ([`ArtifactRelease::same_values`]) is a
+//!    values changed ([`build::same_values`](nenjim_journal_api::model::build::same_values)) is a
 //!    `ReleaseRewritten`.
 //!
 //! An accepted revision gets the next sequence number of the whole state
 //! (1, 2, 3 …) and shares the stored values of every release it keeps with
-//! its predecessor ([`JournalRevision::sharing_releases_with`]), so a chain
+//! its predecessor ([`build::sharing_releases_with`](nenjim_journal_api::model::build::sharing_releases_with)), so a chain
 //! of k revisions that each add one release stores O(k) release values.
 //! [`ChainState::ingest_all`] ingests many revisions into a private next
 //! state and returns it only if every one succeeded.
@@ -46,7 +45,7 @@
 //! [`ChainState::replay`] opens a cursor over every accepted revision after a
 //! sequence number, in sequence order, over the snapshot it was opened on.
 //! [`ChainState::revision_by_digest`] and [`ChainState::by_sequence`] are
-//! the two indexes behind them, and [`is_blank`] is the `EmptyInput` test.
+//! the two indexes behind them.
 //! [`events`] derives what a revision changed against its predecessor (the
 //! event feed of `api.md`), and [`ChainState::replay_events`] is the cursor
 //! over the events of a snapshot, after a sequence number.
@@ -57,6 +56,7 @@
 //!
 //! ```
 //! use nenjim_journal_chain::{ChainState, Outcome};
+//! use nenjim_journal_parser::parse;
 //! # fn main() -> Result<(), nenjim_journal_api::error::JournalError> {
 //! let genesis = "\
 //! FORMAT nenjim-journal/1
@@ -70,13 +70,13 @@
 //!   CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 512
 //! ";
 //! let empty = ChainState::new();
-//! let first = empty.ingest(genesis)?;
+//! let first = empty.ingest_revision(parse(genesis)?)?;
 //! assert_eq!(first.outcome(), Outcome::Accepted);
 //! assert_eq!(first.revision().sequence(), 1);
 //! let state = first.into_state();
 //!
 //! // The same text again is an idempotent success; the old state is untouched.
-//! let again = state.ingest(genesis)?;
+//! let again = state.ingest_revision(parse(genesis)?)?;
 //! assert_eq!(again.outcome(), Outcome::Unchanged);
 //! assert_eq!(again.state().len(), 1);
 //! assert!(empty.is_empty());
@@ -133,7 +133,6 @@ use nenjim_journal_api::valuetypes::{
 };
 
 pub use crate::events::events;
-pub use crate::ingest::is_blank;
 
 /// What ingesting one revision did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,14 +207,6 @@ impl ChainState {
     /// The empty state.
     pub fn new() -> ChainState {
         ChainState::default()
-    }
-    /// Parses `text` and ingests it (see [`ChainState::ingest_revision`]).
-    ///
-    /// A text with no non-ignorable line is `EmptyInput`; a text the parser
-    /// refuses is its `Syntax` or `Semantic` error, with line and column.
-    pub fn ingest(&self, text: &str) -> Result<Ingested, JournalError> {
-        let revision = ingest::parse(text)?;
-        self.ingest_revision(revision)
     }
     /// Ingests an already parsed revision (its digest is that of its exact text).
     ///
@@ -387,10 +378,11 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
+    use nenjim_journal_api::model::build::RevisionBuilder;
     use nenjim_journal_api::valuetypes::Description;
 
     fn genesis(artifact: &str) -> JournalRevision {
-        JournalRevision::builder(
+        RevisionBuilder::new(
             artifact.parse().unwrap(),
             "20260101T000000Z".parse().unwrap(),
             None,
@@ -414,7 +406,7 @@ mod tests {
             .unwrap();
         let coordinate: ArtifactCoordinate = touched.parse().unwrap();
         let revision = if let Some(head) = state.latest(&coordinate) {
-            JournalRevision::builder(
+            RevisionBuilder::new(
                 head.coordinate().clone(),
                 "20260102T000000Z".parse().unwrap(),
                 Some(*head.digest()),

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
@@ -31,10 +32,10 @@ pub(crate) fn check(
         }
         let what = match found {
             None => "is missing".to_owned(),
-            Some(release) if old.same_values(release) => continue,
+            Some(release) if build::same_values(old, release) => continue,
             Some(release) => difference(old, release),
         };
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::ReleaseRewritten,
             format!(
                 "found release {} of {} rewritten in {} ({}): it {what}; expected it exactly as in its predecessor {} ({}), since a release is withdrawn by YANK, never deleted or changed",
@@ -66,27 +67,15 @@ fn difference(old: &ArtifactRelease, new: &ArtifactRelease) -> String {
         _ => {}
     }
     let lists = [
-        list_difference(
-            "DEPENDS",
-            old.dependencies(),
-            new.dependencies(),
-            |d| d.artifact(),
-            |d| line(d.artifact(), Some(d.requirement()), d.description()),
-        ),
-        list_difference(
-            "EXCLUDES",
-            old.exclusions(),
-            new.exclusions(),
-            |d| d.artifact(),
-            |d| line(d.artifact(), d.requirement(), d.description()),
-        ),
-        list_difference(
-            "PREFERS",
-            old.preferences(),
-            new.preferences(),
-            |d| d.artifact(),
-            |d| line(d.artifact(), Some(d.requirement()), d.description()),
-        ),
+        list_difference("DEPENDS", old.dependencies(), new.dependencies(), |d| {
+            d.artifact()
+        }),
+        list_difference("EXCLUDES", old.exclusions(), new.exclusions(), |d| {
+            d.artifact()
+        }),
+        list_difference("PREFERS", old.preferences(), new.preferences(), |d| {
+            d.artifact()
+        }),
     ];
     lists
         .into_iter()
@@ -98,43 +87,22 @@ fn difference(old: &ArtifactRelease, new: &ArtifactRelease) -> String {
 /// The first line of one property list that was added, dropped or changed,
 /// comparing the lists as sets keyed by artifact (each artifact is named at
 /// most once per list, section 4). Quadratic, but only on the error path.
-fn list_difference<T: PartialEq>(
+fn list_difference<T: PartialEq + Display>(
     keyword: &str,
     old: &[T],
     new: &[T],
     key: impl Fn(&T) -> &ArtifactCoordinate,
-    show: impl Fn(&T) -> String,
 ) -> Option<String> {
     for o in old {
         match new.iter().find(|n| key(n) == key(o)) {
-            None => return Some(format!("drops `{keyword} {}`", show(o))),
+            None => return Some(format!("drops `{keyword} {o}`")),
             Some(n) if n != o => {
-                return Some(format!(
-                    "has `{keyword} {}`, was `{keyword} {}`",
-                    show(n),
-                    show(o)
-                ));
+                return Some(format!("has `{keyword} {n}`, was `{keyword} {o}`"));
             }
             Some(_) => {}
         }
     }
     new.iter()
         .find(|n| !old.iter().any(|o| key(o) == key(n)))
-        .map(|n| format!("adds `{keyword} {}`", show(n)))
-}
-
-/// A dependency, exclusion or preference line as written after its keyword.
-fn line(
-    artifact: &ArtifactCoordinate,
-    requirement: Option<&impl Display>,
-    description: Option<&impl Display>,
-) -> String {
-    let mut out = artifact.to_string();
-    if let Some(r) = requirement {
-        out.push_str(&format!(" {r}"));
-    }
-    if let Some(d) = description {
-        out.push_str(&format!(" {d}"));
-    }
-    out
+        .map(|n| format!("adds `{keyword} {n}`"))
 }

@@ -332,7 +332,9 @@ fn blank_texts_are_empty_input() {
     let state = world().state;
     for text in ["", " ", "\n\n", "  \r\n", "# a comment only\n  # another\n"] {
         let before = picture(&state);
-        let error = state.ingest(text).unwrap_err();
+        let error = nenjim_journal_parser::parse(text)
+            .and_then(|r| state.ingest_revision(r))
+            .unwrap_err();
         assert_eq!(error.kind(), ErrorKind::EmptyInput, "{text:?}");
         assert_eq!(picture(&state), before);
     }
@@ -374,7 +376,7 @@ fn a_hand_built_revision_reusing_a_stored_digest_is_refused() {
     let w = world();
     let other = w.r4.next(20).revision();
     // Same worldview, but built with the digest of a left-pad revision.
-    let mut b = nenjim_journal_api::model::JournalRevision::builder(
+    let mut b = nenjim_journal_api::model::build::RevisionBuilder::new(
         other.coordinate().clone(),
         other.journal_version(),
         other.predecessor().copied(),

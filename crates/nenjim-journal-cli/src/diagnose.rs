@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::ChainState;
 
@@ -136,7 +137,7 @@ pub fn scan(root: &Path, examples: bool, max_errors: usize) -> Result<Diagnosis,
 fn clone_error(error: &CliError) -> CliError {
     match error {
         CliError::Journal(e) => {
-            let mut copy = JournalError::new(e.kind(), e.message());
+            let mut copy = build::error(e.kind(), e.message());
             if let (Some(line), Some(column)) = (e.line(), e.column()) {
                 copy = copy.at(line, column);
             }
@@ -150,7 +151,7 @@ fn clone_error(error: &CliError) -> CliError {
 }
 
 fn entry_error(kind: ErrorKind, path: &Path, message: String) -> CliError {
-    CliError::Journal(JournalError::new(kind, message).with_path(path))
+    CliError::Journal(build::error(kind, message).with_path(path))
 }
 
 /// The error for a root that holds revision files: an artifact directory.

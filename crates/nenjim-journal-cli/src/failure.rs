@@ -9,6 +9,7 @@ use std::fmt;
 use std::path::Path;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 
 /// How a command ended, worst first when several files or blobs are involved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,7 +69,7 @@ impl CliError {
 
     /// An I/O failure about `path` (exit code 2), keeping the OS error.
     pub fn io(path: &Path, what: &str, error: std::io::Error) -> CliError {
-        CliError::Journal(JournalError::io(path, what, error))
+        CliError::Journal(build::io_error(path, what, error))
     }
 
     /// The exit status this error implies.
@@ -123,7 +124,7 @@ mod tests {
             ErrorKind::RootUnreadable,
             ErrorKind::Io,
         ] {
-            let e = CliError::from(JournalError::new(kind, "x"));
+            let e = CliError::from(build::error(kind, "x"));
             assert_eq!(e.status().code(), 2, "{kind}");
         }
         for kind in [
@@ -136,7 +137,7 @@ mod tests {
             ErrorKind::StalePredecessor,
             ErrorKind::ReleaseRewritten,
         ] {
-            let e = CliError::from(JournalError::new(kind, "x"));
+            let e = CliError::from(build::error(kind, "x"));
             assert_eq!(e.status().code(), 1, "{kind}");
         }
         assert_eq!(CliError::refused("UnknownRelease", "x").status().code(), 1);

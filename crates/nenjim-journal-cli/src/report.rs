@@ -9,9 +9,9 @@ use std::path::Path;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{
-    ArtifactRelease, Dependency, EventChange, Exclusion, JournalEvent, JournalRevision,
-    PolicyStatement, Preference,
+    ArtifactRelease, EventChange, JournalEvent, JournalRevision, PolicyStatement,
 };
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, Description};
 use serde::Serialize;
 
 use crate::failure::CliError;
@@ -136,9 +136,9 @@ pub struct ReleaseJson {
     pub license: String,
     pub content: ContentJson,
     pub description: Option<String>,
-    pub dependencies: Vec<DependencyJson>,
-    pub exclusions: Vec<ExclusionJson>,
-    pub preferences: Vec<PreferenceJson>,
+    pub dependencies: Vec<LineJson<String>>,
+    pub exclusions: Vec<LineJson<Option<String>>>,
+    pub preferences: Vec<LineJson<String>>,
     pub policy: ReleasePolicyJson,
 }
 
@@ -156,13 +156,20 @@ impl ReleaseJson {
             dependencies: release
                 .dependencies()
                 .iter()
-                .map(DependencyJson::of)
+                .map(|d| LineJson::of(d.artifact(), d.requirement().to_string(), d.description()))
                 .collect(),
-            exclusions: release.exclusions().iter().map(ExclusionJson::of).collect(),
+            exclusions: release
+                .exclusions()
+                .iter()
+                .map(|e| {
+                    let requirement = e.requirement().map(ToString::to_string);
+                    LineJson::of(e.artifact(), requirement, e.description())
+                })
+                .collect(),
             preferences: release
                 .preferences()
                 .iter()
-                .map(PreferenceJson::of)
+                .map(|p| LineJson::of(p.artifact(), p.requirement().to_string(), p.description()))
                 .collect(),
             policy: ReleasePolicyJson {
                 yanked: policy.yanked().map(|d| d.as_str().to_owned()),
@@ -182,54 +189,25 @@ pub struct ContentJson {
     pub size: u64,
 }
 
+/// A `DEPENDS`, `EXCLUDES` or `PREFERS` line: the requirement is a string,
+/// or for an exclusion `null` when every version is excluded.
 #[derive(Debug, Serialize)]
-pub struct DependencyJson {
+pub struct LineJson<R> {
     pub artifact: String,
-    pub requirement: String,
+    pub requirement: R,
     pub description: Option<String>,
 }
 
-impl DependencyJson {
-    fn of(d: &Dependency) -> DependencyJson {
-        DependencyJson {
-            artifact: d.artifact().to_string(),
-            requirement: d.requirement().to_string(),
-            description: d.description().map(|t| t.as_str().to_owned()),
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-pub struct ExclusionJson {
-    pub artifact: String,
-    /// `null`: every version is excluded.
-    pub requirement: Option<String>,
-    pub description: Option<String>,
-}
-
-impl ExclusionJson {
-    fn of(e: &Exclusion) -> ExclusionJson {
-        ExclusionJson {
-            artifact: e.artifact().to_string(),
-            requirement: e.requirement().map(ToString::to_string),
-            description: e.description().map(|t| t.as_str().to_owned()),
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-pub struct PreferenceJson {
-    pub artifact: String,
-    pub requirement: String,
-    pub description: Option<String>,
-}
-
-impl PreferenceJson {
-    fn of(p: &Preference) -> PreferenceJson {
-        PreferenceJson {
-            artifact: p.artifact().to_string(),
-            requirement: p.requirement().to_string(),
-            description: p.description().map(|t| t.as_str().to_owned()),
+impl<R> LineJson<R> {
+    fn of(
+        artifact: &ArtifactCoordinate,
+        requirement: R,
+        description: Option<&Description>,
+    ) -> LineJson<R> {
+        LineJson {
+            artifact: artifact.to_string(),
+            requirement,
+            description: description.map(|t| t.as_str().to_owned()),
         }
     }
 }

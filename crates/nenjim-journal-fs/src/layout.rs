@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
 use crate::LoadOptions;
@@ -91,7 +92,7 @@ fn root_entries(
                 format!("cannot inspect the Journal root: {error}"),
             ),
         };
-        JournalError::new(kind, message)
+        build::error(kind, message)
             .with_path(root)
             .with_source(error)
     };
@@ -99,7 +100,7 @@ fn root_entries(
     // path is the owner's choice); entries below it never are.
     let metadata = fs.metadata(root).map_err(|e| root_error(e, false))?;
     if metadata.kind() != EntryKind::Directory {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::RootNotDirectory,
             format!(
                 "found {} as the Journal root, expected a directory",
@@ -133,16 +134,16 @@ fn entry_kind(
         None => fs
             .symlink_metadata(path)
             .map(|m| (m.kind(), Some(m.len())))
-            .map_err(|e| JournalError::io(path, "cannot inspect the entry", e)),
+            .map_err(|e| build::io_error(path, "cannot inspect the entry", e)),
     }
 }
 
 fn unexpected(path: &Path, message: String) -> JournalError {
-    JournalError::new(ErrorKind::UnexpectedEntry, message).with_path(path)
+    build::error(ErrorKind::UnexpectedEntry, message).with_path(path)
 }
 
 fn invalid_name(path: &Path, message: String) -> JournalError {
-    JournalError::new(ErrorKind::InvalidFileName, message).with_path(path)
+    build::error(ErrorKind::InvalidFileName, message).with_path(path)
 }
 
 /// Walks `root`: the root's own problems are returned as the error; the
@@ -261,7 +262,7 @@ pub(crate) fn files(
     let (path, coordinate) = (&*artifact.path, &artifact.coordinate);
     let mut names = fs
         .read_dir_with_kinds(path)
-        .map_err(|e| JournalError::io(path, "cannot list the artifact directory", e))?;
+        .map_err(|e| build::io_error(path, "cannot list the artifact directory", e))?;
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));

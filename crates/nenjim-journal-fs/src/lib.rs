@@ -35,7 +35,8 @@
 //!    is checked against the file's place (`CoordinateMismatch`,
 //!    `VersionMismatch`).
 //! 3. **Ingest** the parsed revisions with
-//!    [`ChainState::ingest_revision`], sequentially, artifacts in ascending
+//!    [`ChainState::ingest_revision_in_place`] (a refresh:
+//!    [`ChainState::ingest_revision`], one at a time), sequentially, artifacts in ascending
 //!    coordinate order and each artifact's files in ascending timestamp
 //!    order, on the calling thread while the workers parse the artifacts
 //!    after them. Nothing is parsed twice.
@@ -101,6 +102,7 @@ mod recorded;
 use std::path::Path;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
@@ -111,6 +113,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use read::decode as decode_revision_text;
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.
@@ -290,7 +293,7 @@ fn ingest_in_order(
                     early.insert(b, parsed);
                 }
                 Err(_) => {
-                    return Err(JournalError::new(
+                    return Err(build::error(
                         ErrorKind::Io,
                         "a loader worker thread stopped before parsing its files",
                     ));
@@ -420,7 +423,7 @@ pub fn refresh_with(
         match reread? {
             Reread::Known { stored, found } if stored == found => unchanged += 1,
             Reread::Known { stored, found } => {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::Conflict,
                     format!(
                         "found a text with digest {found} for {} {}, expected the stored \
@@ -447,6 +450,6 @@ pub fn refresh_with(
     }
     match walk.error {
         Some(error) => Err(error),
-        None => Ok(RefreshReport::new(ingested, unchanged)),
+        None => Ok(build::refresh_report(ingested, unchanged, 0)),
     }
 }

@@ -3,6 +3,7 @@
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
@@ -10,7 +11,7 @@ use crate::file_system::FileSystem;
 use crate::layout::RevisionFile;
 
 fn too_large(file: &RevisionFile, len: u64) -> JournalError {
-    JournalError::new(
+    build::error(
         ErrorKind::TooLarge,
         format!("found a file of {len} bytes, expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
     )
@@ -37,14 +38,14 @@ pub(crate) fn read_bytes(
     }
     let bytes = fs.read(&file.path(), MAX_FILE_LEN).map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
-            JournalError::new(
+            build::error(
                 ErrorKind::TooLarge,
                 format!("found a file over the limit ({e}), expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
             )
             .with_path(file.path())
             .with_source(e)
         } else {
-            JournalError::io(file.path(), "cannot read the revision file", e)
+            build::io_error(file.path(), "cannot read the revision file", e)
         }
     })?;
     if bytes.len() as u64 > MAX_FILE_LEN {
@@ -53,9 +54,10 @@ pub(crate) fn read_bytes(
     Ok(bytes)
 }
 
-/// Decodes UTF-8, locating the first invalid byte by line and column (the
-/// column counts the characters before it on its line, plus one).
-pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
+/// Decodes a revision file's bytes as UTF-8 (section 7), locating the first
+/// invalid byte by line and column (the column counts the characters before
+/// it on its line, plus one) as an `InvalidUtf8` error.
+pub fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
     String::from_utf8(bytes).map_err(|error| {
         let utf8 = error.utf8_error();
         let offset = utf8.valid_up_to();
@@ -65,7 +67,7 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
         let column = std::str::from_utf8(valid.get(line_start..).unwrap_or_default())
             .map_or(1, |s| s.chars().count() + 1);
         let byte = error.as_bytes().get(offset).copied().unwrap_or_default();
-        JournalError::new(
+        build::error(
             ErrorKind::InvalidUtf8,
             format!(
                 "found byte 0x{byte:02x} at byte offset {offset}, which is not valid UTF-8; \
@@ -77,10 +79,8 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
     })
 }
 
-/// Parses the text (once) and checks `ARTIFACT` against the directory and
-/// `JOURNAL_VERSION` against the file name stem.
-/// Parses `text`, the content of `file`, and checks its header against the
-/// file's place.
+/// Parses `text`, the content of `file` (once), and checks `ARTIFACT`
+/// against the directory and `JOURNAL_VERSION` against the file name stem.
 pub(crate) fn parse_checked(
     file: &RevisionFile,
     text: &str,
@@ -99,7 +99,7 @@ pub(crate) fn check_place(
     revision: &JournalRevision,
 ) -> Result<(), JournalError> {
     if *revision.coordinate() != file.coordinate {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::CoordinateMismatch,
             format!(
                 "found ARTIFACT {}, expected {} (the name of its directory)",
@@ -110,7 +110,7 @@ pub(crate) fn check_place(
         .with_path(file.path()));
     }
     if revision.journal_version() != file.version {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::VersionMismatch,
             format!(
                 "found JOURNAL_VERSION {}, expected {} (the file name stem)",

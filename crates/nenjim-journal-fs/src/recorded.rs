@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
@@ -18,7 +19,7 @@ use crate::ledger::{Ledger, RevisionPointer};
 use crate::read;
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
-    JournalError::new(ErrorKind::LedgerMismatch, message).with_path(path)
+    build::error(ErrorKind::LedgerMismatch, message).with_path(path)
 }
 
 /// Reads the file `pointer` points at, checks its size and SHA-256 against
@@ -237,7 +238,7 @@ pub(crate) fn refresh(
         ingested += 1;
     }
     let unrecorded = unrecorded_files(fs, root, options, &current)?.len();
-    Ok(RefreshReport::new(ingested, unchanged).with_unrecorded(unrecorded))
+    Ok(build::refresh_report(ingested, unchanged, unrecorded))
 }
 
 /// The revision files of `root` that `state` (loaded from its ledger) does

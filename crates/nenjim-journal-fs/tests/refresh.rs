@@ -7,6 +7,7 @@ mod common;
 use common::{Root, genesis, successor, ts};
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::RefreshReport;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, load, refresh};
@@ -37,7 +38,7 @@ fn unchanged_files_are_counted() {
     root.put("serde", &ts(2), &successor(&a, "serde", &ts(2), &["1.0.0"]));
     let state = load(root.path(), LoadOptions::new()).unwrap();
     let (report, published) = refreshed(&root, &state);
-    assert_eq!(report.unwrap(), RefreshReport::new(0, 2));
+    assert_eq!(report.unwrap(), build::refresh_report(0, 2, 0));
     assert!(published.is_empty());
 }
 
@@ -47,10 +48,14 @@ fn a_stored_text_is_recognised_by_its_digest() {
     // with the same bytes is still an unchanged re-read.
     let root = Root::new();
     let a = genesis("serde", &ts(1), &["1.0.0"]);
-    let state = ChainState::new().ingest(&a).unwrap().into_state();
+    let revision = nenjim_journal_parser::parse(&a).unwrap();
+    let state = ChainState::new()
+        .ingest_revision(revision)
+        .unwrap()
+        .into_state();
     root.put("serde", &ts(1), &a);
     let (report, _) = refreshed(&root, &state);
-    assert_eq!(report.unwrap(), RefreshReport::new(0, 1));
+    assert_eq!(report.unwrap(), build::refresh_report(0, 1, 0));
 }
 
 #[test]
@@ -65,7 +70,7 @@ fn new_revisions_are_published_one_by_one_in_order() {
     root.put("serde", &ts(3), &c);
     root.put("left-pad", &ts(9), &genesis("left-pad", &ts(9), &[]));
     let (report, published) = refreshed(&root, &state);
-    assert_eq!(report.unwrap(), RefreshReport::new(3, 1));
+    assert_eq!(report.unwrap(), build::refresh_report(3, 1, 0));
     let lens: Vec<u64> = published.iter().map(ChainState::len).collect();
     assert_eq!(lens, vec![2, 3, 4]);
     assert!(published[0].coordinates().contains("left-pad"));
@@ -120,7 +125,7 @@ fn deleted_files_never_erase_history() {
     let state = load(root.path(), LoadOptions::new()).unwrap();
     std::fs::remove_file(path).unwrap();
     let (report, published) = refreshed(&root, &state);
-    assert_eq!(report.unwrap(), RefreshReport::new(0, 0));
+    assert_eq!(report.unwrap(), build::refresh_report(0, 0, 0));
     assert!(published.is_empty());
     assert_eq!(state.revisions(&serde()).len(), 1);
 }

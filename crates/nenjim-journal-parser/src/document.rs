@@ -10,13 +10,15 @@
 use std::ops::Range;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionBuilder};
+use nenjim_journal_api::model::build::{self, RevisionBuilder};
+use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
 use crate::header::{Header, is_header_keyword};
+use crate::interner::Interner;
 use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
-use crate::release::{Interner, OpenRelease, Property};
+use crate::release::{OpenRelease, Property};
 use crate::tokens::{Cursor, Token, shown};
 
 /// What the body expects next.
@@ -290,14 +292,14 @@ pub(crate) fn parse(
         }
     }
     if !any {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::EmptyInput,
             "found only blank and comment lines, expected a Journal revision starting with `FORMAT nenjim-journal/1`",
         ));
     }
     let end = lines.end();
     let Some(mut body) = body else {
-        return Err(JournalError::syntax(
+        return Err(build::syntax_error(
             end.0,
             end.1,
             format!("found the end of the text, expected {}", header.expected()),

@@ -6,11 +6,11 @@
 //! where a header keyword after the header is refused.
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::{JournalRevision, RevisionBuilder};
+use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 
+use crate::interner::Interner;
 use crate::lines::LineClass;
-use crate::release::Interner;
 use crate::tokens::{Cursor, Token, shown};
 
 /// The only format this crate reads and writes.
@@ -137,7 +137,7 @@ impl Header {
                     return Err(line.syntax(0, "found an incomplete header, expected all of it"));
                 };
                 self.step = STEPS.len();
-                return Ok(Some(JournalRevision::builder(
+                return Ok(Some(RevisionBuilder::new(
                     coordinate,
                     version,
                     predecessor,

@@ -85,6 +85,7 @@
 
 mod document;
 mod header;
+mod interner;
 mod lines;
 mod policy;
 mod release;
@@ -95,10 +96,30 @@ mod tokens;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
-pub use release::{Interner, SharedInterner};
+pub use interner::{Interner, SharedInterner};
 
 /// The value of the `FORMAT` line this crate reads and writes.
 pub const FORMAT: &str = header::FORMAT_VALUE;
+
+/// Whether `text` has no line other than blank and comment lines (section
+/// 1): exactly the texts [`parse`] refuses as
+/// [`ErrorKind::EmptyInput`](nenjim_journal_api::error::ErrorKind::EmptyInput).
+///
+/// A carriage return that is not part of a CRLF terminator (one inside a
+/// line, or one that ends the text) is a lone CR, so its line is not
+/// ignorable (the parser reports it): this never hides a syntax error.
+///
+/// ```
+/// use nenjim_journal_parser::is_blank;
+/// assert!(is_blank(""));
+/// assert!(is_blank("  \r\n\n# only a comment\n"));
+/// assert!(!is_blank("FORMAT nenjim-journal/1\n"));
+/// assert!(!is_blank("\t\n"));
+/// assert!(!is_blank("\r"));
+/// ```
+pub fn is_blank(text: &str) -> bool {
+    lines::is_blank(text)
+}
 
 /// Parses and validates one complete revision text (sections 1–5), computing
 /// the SHA-256 of its exact bytes. The revision's sequence is 0.
@@ -179,7 +200,7 @@ impl ParsedText {
 /// );
 /// let second = parse_after(successor.clone(), &mut interner, Some(&first))?;
 /// let (old, new) = (&first.revision().releases()[0], &second.revision().releases()[0]);
-/// assert!(new.shares_values_with(old));
+/// assert!(nenjim_journal_api::model::build::shares_values(new, old));
 /// assert!(new.policy().is_recommended() && !old.policy().is_recommended());
 /// assert_eq!(second.into_revision(), nenjim_journal_parser::parse(&successor)?);
 /// # Ok::<(), nenjim_journal_api::error::JournalError>(())

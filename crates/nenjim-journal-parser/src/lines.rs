@@ -9,6 +9,8 @@
 //! character, and any other indentation.
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
+use nenjim_journal_api::model::build::ErrorContext as _;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_until};
 use nom::combinator::opt;
@@ -56,7 +58,7 @@ impl<'a> Line<'a> {
         byte: usize,
         message: impl Into<String>,
     ) -> JournalError {
-        JournalError::new(kind, message).at(self.number, self.column(byte))
+        build::error(kind, message).at(self.number, self.column(byte))
     }
 
     /// A syntax error at byte offset `byte` of this line.
@@ -178,7 +180,7 @@ impl<'a> Lines<'a> {
     /// Splits `text`; refuses a byte-order mark at 1:1.
     pub(crate) fn new(text: &'a str) -> Result<Lines<'a>, JournalError> {
         if text.starts_with(BOM) {
-            return Err(JournalError::syntax(
+            return Err(build::syntax_error(
                 1,
                 1,
                 "found a byte-order mark (U+FEFF), expected the text to start without one",
@@ -249,6 +251,17 @@ impl<'a> Iterator for Lines<'a> {
         };
         Some(here)
     }
+}
+
+/// Whether `text` has no non-ignorable line: every line is empty, spaces
+/// only, or a comment, by the one classification of section 1 the parser
+/// uses ([`Line::classify`]); such a text is `EmptyInput`. A text with a
+/// byte-order mark, a lone CR or a control character outside a comment is
+/// not blank (the parser reports it), so this never hides a syntax error.
+pub(crate) fn is_blank(text: &str) -> bool {
+    Lines::new(text).is_ok_and(|mut lines| {
+        lines.all(|line| matches!(line.classify(), Ok(LineClass::Ignorable)))
+    })
 }
 
 #[cfg(test)]

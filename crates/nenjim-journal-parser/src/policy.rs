@@ -7,10 +7,11 @@
 //! yanked) are the `RevisionBuilder`'s; see `semantic.rs`.
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::{PolicyStatement, RevisionBuilder};
+use nenjim_journal_api::model::PolicyStatement;
+use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::valuetypes::ReleaseVersion;
 
-use crate::release::Interner;
+use crate::interner::Interner;
 use crate::semantic::located;
 use crate::tokens::Cursor;
 

@@ -43,19 +43,13 @@ fn write_revision(out: &mut String, revision: &JournalRevision) -> std::fmt::Res
             writeln!(out, "  DESCRIPTION {description}")?;
         }
         for d in release.dependencies() {
-            write!(out, "  DEPENDS {} {}", d.artifact(), d.requirement())?;
-            optional_description(out, d.description())?;
+            writeln!(out, "  DEPENDS {d}")?;
         }
         for x in release.exclusions() {
-            write!(out, "  EXCLUDES {}", x.artifact())?;
-            if let Some(requirement) = x.requirement() {
-                write!(out, " {requirement}")?;
-            }
-            optional_description(out, x.description())?;
+            writeln!(out, "  EXCLUDES {x}")?;
         }
         for p in release.preferences() {
-            write!(out, "  PREFERS {} {}", p.artifact(), p.requirement())?;
-            optional_description(out, p.description())?;
+            writeln!(out, "  PREFERS {p}")?;
         }
     }
     if !revision.policy().is_empty() {
@@ -78,14 +72,4 @@ fn write_revision(out: &mut String, revision: &JournalRevision) -> std::fmt::Res
         }
     }
     Ok(())
-}
-
-fn optional_description(
-    out: &mut String,
-    description: Option<&nenjim_journal_api::valuetypes::Description>,
-) -> std::fmt::Result {
-    match description {
-        Some(d) => writeln!(out, " {d}"),
-        None => writeln!(out),
-    }
 }

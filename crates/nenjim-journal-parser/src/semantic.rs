@@ -11,6 +11,7 @@
 use nenjim_journal_api::error::JournalError;
 
 use crate::lines::Line;
+use nenjim_journal_api::model::build::ErrorContext as _;
 
 /// Locates a builder's error at byte `byte` of `line`.
 pub(crate) fn located<T>(

@@ -4,13 +4,15 @@
 //! separated by one or more spaces, a quoted string, the rest of the line (a
 //! license), and the end (trailing spaces allowed). Each token is handed to
 //! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
-//! (`FromStr`, `Description::parse_quoted_prefix`), and the value type's
+//! (`FromStr`, or `model::build::quoted_prefix` for a quoted string), and
+//! the value type's
 //! error (located by byte inside the token) is moved to the token's line and
 //! character column.
 
 use std::str::FromStr;
 
 use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::Description;
 use nom::bytes::complete::{take_till1, take_while, take_while1};
 use nom::{IResult, Parser};
@@ -47,7 +49,7 @@ fn word(input: &str) -> Option<(&str, &str)> {
     split(input, take_till1(|b| b == b' ').parse(input.as_bytes()))
 }
 
-pub(crate) use nenjim_journal_api::error::shown;
+pub(crate) use nenjim_journal_api::model::build::shown;
 
 /// A token read from a line: its text and its byte offset in the line.
 #[derive(Clone, Copy, Debug)]
@@ -166,8 +168,8 @@ impl<'a> Cursor<'a> {
         expected: &str,
     ) -> Result<(Description, usize, &'a str), JournalError> {
         let (after_spaces, start) = self.separator(expected)?;
-        let (description, used) = Description::parse_quoted_prefix(after_spaces)
-            .map_err(|e| self.line.relocate(e, start))?;
+        let (description, used) =
+            build::quoted_prefix(after_spaces).map_err(|e| self.line.relocate(e, start))?;
         let raw = after_spaces.get(..used).unwrap_or("");
         self.rest = after_spaces.get(used..).unwrap_or("");
         self.after_quoted()?;

@@ -6,6 +6,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
+use nenjim_journal_api::model::build;
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::valuetypes::RevisionDigest;
@@ -91,7 +92,7 @@ fn every_example_chain_is_valid() {
                             panic!("{name}: release {} was deleted", old.version())
                         });
                         assert!(
-                            new.same_values(old),
+                            build::same_values(new, old),
                             "{name}: release {} was rewritten",
                             old.version()
                         );

@@ -4,6 +4,7 @@
 //! it did not read again.
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
+use nenjim_journal_api::model::build;
 use std::path::Path;
 
 use nenjim_journal_api::error::JournalError;
@@ -43,7 +44,7 @@ fn shared(a: &JournalRevision, b: &JournalRevision) -> usize {
         .iter()
         .filter(|r| {
             b.release(r.version())
-                .is_some_and(|o| o.shares_values_with(r))
+                .is_some_and(|o| build::shares_values(o, r))
         })
         .count()
 }
@@ -114,7 +115,7 @@ fn a_block_that_continues_after_the_identical_bytes_is_read() {
             assert!(
                 first
                     .flatten()
-                    .is_some_and(|o| !o.shares_values_with(&releases[0]))
+                    .is_some_and(|o| !build::shares_values(o, &releases[0]))
             );
             assert_eq!(
                 shared(read.revision(), previous.revision()),

@@ -3,9 +3,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
-use nenjim_journal_api::model::{
-    ArtifactRelease, Dependency, Exclusion, JournalRevision, PolicyStatement, Preference,
-};
+use nenjim_journal_api::model::build::{self, ReleaseBuilder, RevisionBuilder};
+use nenjim_journal_api::model::{JournalRevision, PolicyStatement};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentDigest, ContentPointer, Description, InformationUri, JournalVersion,
     LicenseExpression, ReleaseVersion, RevisionDigest, VersionRequirement,
@@ -212,26 +211,25 @@ fn revision() -> impl Strategy<Value = JournalRevision> {
         prop::collection::vec(policy_spec(), 0..5),
     )
         .prop_map(|(c, v, p, d, info, mut releases, policy)| {
-            let mut b =
-                JournalRevision::builder(c.clone(), v, p.map(RevisionDigest::from_bytes), d);
+            let mut b = RevisionBuilder::new(c.clone(), v, p.map(RevisionDigest::from_bytes), d);
             if let Some(info) = info {
                 b.information(info);
             }
             releases.sort_by(|x, y| x.version.cmp(&y.version));
             releases.dedup_by(|x, y| x.version == y.version);
             for r in releases {
-                let mut rb = ArtifactRelease::builder(c.clone(), r.version, r.license, r.content);
+                let mut rb = ReleaseBuilder::new(c.clone(), r.version, r.license, r.content);
                 if let Some(d) = r.description {
                     rb.description(d);
                 }
                 for (a, q, d) in r.depends {
-                    let _ = rb.push_dependency(Dependency::new(a, q, d));
+                    let _ = rb.push_dependency(build::dependency(a, q, d));
                 }
                 for (a, q, d) in r.excludes {
-                    let _ = rb.push_exclusion(Exclusion::new(a, q, d));
+                    let _ = rb.push_exclusion(build::exclusion(a, q, d));
                 }
                 for (a, q, d) in r.prefers {
-                    let _ = rb.push_preference(Preference::new(a, q, d));
+                    let _ = rb.push_preference(build::preference(a, q, d));
                 }
                 let _ = b.push_release(rb.build());
             }

@@ -14,6 +14,7 @@ use common::{Root, genesis, revision, successor, ts};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::NenjimProcess;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport, ReplayRequest};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, JournalVersion, ReleaseVersion, RevisionDigest,
@@ -210,7 +211,7 @@ fn read_only_boundary() {
     // Deleting files and refreshing does not erase history either.
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, 0)
+        build::refresh_report(0, 0, 0)
     );
     assert_eq!(dump(&*service), before);
 }
@@ -283,7 +284,7 @@ fn release_query_from_selected_worldview() {
     assert_eq!(old.policy().yanked(), None);
     let new = at(30, "1.0.0").unwrap();
     assert_eq!(new.policy().yanked().map(|d| d.as_str()), Some("broken"));
-    assert!(old.same_values(&new));
+    assert!(build::same_values(&old, &new));
     assert!(at(20, "1.1.0").unwrap().policy().is_recommended());
     assert!(!at(30, "1.1.0").unwrap().policy().is_recommended());
     assert_eq!(at(20, "2.0.0"), None, "not yet released in that worldview");
@@ -400,7 +401,10 @@ fn valid_successor() {
     assert_eq!(revisions.len(), 2);
     assert_chain_intact(&revisions);
     assert_eq!(revisions[1].releases().len(), 2);
-    assert!(revisions[1].releases()[0].shares_values_with(&revisions[0].releases()[0]));
+    assert!(build::shares_values(
+        &revisions[1].releases()[0],
+        &revisions[0].releases()[0]
+    ));
 }
 
 #[test]
@@ -473,8 +477,8 @@ fn repeated_identical_text() {
     let assembly = started(&root);
     let before = dump(&*assembly.service());
     let manager = assembly.manager();
-    assert_eq!(manager.refresh().unwrap(), RefreshReport::new(0, 4));
-    assert_eq!(manager.refresh().unwrap(), RefreshReport::new(0, 4));
+    assert_eq!(manager.refresh().unwrap(), build::refresh_report(0, 4, 0));
+    assert_eq!(manager.refresh().unwrap(), build::refresh_report(0, 4, 0));
     assert_eq!(dump(&*assembly.service()), before);
 
     // An example identical to its runtime file is the same revision, once.
@@ -488,7 +492,7 @@ fn repeated_identical_text() {
     assert_eq!(dump(&*assembly.service()).len(), 1);
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, 2)
+        build::refresh_report(0, 2, 0)
     );
 }
 
@@ -682,7 +686,7 @@ fn unchanged_refresh() {
     let before = dump(&*assembly.service());
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, 4)
+        build::refresh_report(0, 4, 0)
     );
     assert_eq!(dump(&*assembly.service()), before);
 }
@@ -697,7 +701,7 @@ fn new_revision_discovered() {
     root.put("new-one", &ts(1), &genesis("new-one", &ts(1), &[]));
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(2, 4)
+        build::refresh_report(2, 4, 0)
     );
     let service = assembly.service();
     let latest = service.latest(&coordinate("serde")).unwrap().unwrap();
@@ -708,7 +712,7 @@ fn new_revision_discovered() {
     // And the next refresh sees them as unchanged.
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, 6)
+        build::refresh_report(0, 6, 0)
     );
 }
 
@@ -793,7 +797,7 @@ fn example_chain_integrity() {
     assert_eq!(dump(&*service).len(), total);
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, total)
+        build::refresh_report(0, total, 0)
     );
 }
 
@@ -866,7 +870,7 @@ fn example_only_root_starts_empty() {
     assert!(dump(&*assembly.service()).is_empty());
     assert_eq!(
         assembly.manager().refresh().unwrap(),
-        RefreshReport::new(0, 0)
+        build::refresh_report(0, 0, 0)
     );
 }
 
@@ -935,7 +939,7 @@ fn refresh_follows_process_startup() {
     let manager = assembly.manager();
     assert_eq!(kind(manager.refresh()), ErrorKind::NotStarted);
     assembly.process().start().unwrap();
-    assert_eq!(manager.refresh().unwrap(), RefreshReport::new(0, 4));
+    assert_eq!(manager.refresh().unwrap(), build::refresh_report(0, 4, 0));
     assembly.process().stop().unwrap();
     assert_eq!(kind(manager.refresh()), ErrorKind::Stopped);
     assert_all_queries_fail(&*assembly.service(), ErrorKind::Stopped);
@@ -952,7 +956,7 @@ fn manager_delegates_after_startup() {
     root.put("serde", &ts(40), &next);
     // A manager obtained any time administers the same Journal the service shows.
     let manager = JournalAssembly::manager(&assembly);
-    assert_eq!(manager.refresh().unwrap(), RefreshReport::new(1, 4));
+    assert_eq!(manager.refresh().unwrap(), build::refresh_report(1, 4, 0));
     let latest = assembly
         .service()
         .latest(&coordinate("serde"))

@@ -7,6 +7,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use sha2::{Digest, Sha256};
 
@@ -48,7 +49,7 @@ pub(crate) fn check(store: &Path, pointer: &ContentPointer) -> Result<(), Journa
     let found = match measure(&path) {
         Ok(found) => found,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::BlobMissing,
                 format!(
                     "found no blob for CONTENT {} {}, expected it in the content store first (put it with put-blob)",
@@ -58,10 +59,10 @@ pub(crate) fn check(store: &Path, pointer: &ContentPointer) -> Result<(), Journa
             )
             .with_path(path));
         }
-        Err(e) => return Err(JournalError::io(path, "cannot read the blob", e)),
+        Err(e) => return Err(build::io_error(path, "cannot read the blob", e)),
     };
     if found != *pointer {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::BlobMismatch,
             format!(
                 "found a blob of {} bytes with digest {}, expected CONTENT {} {}",
@@ -83,11 +84,11 @@ pub(crate) fn put(store: &Path, bytes: &[u8]) -> Result<ContentPointer, JournalE
     let dir = blob_dir(store);
     for d in [store.to_path_buf(), store.join("blobs"), dir.clone()] {
         durable::ensure_dir(&d)
-            .map_err(|e| JournalError::io(&d, "cannot create the content store", e))?;
+            .map_err(|e| build::io_error(&d, "cannot create the content store", e))?;
     }
     let path = blob_path(store, pointer.digest());
     let created = durable::create_file(&dir, &path, bytes)
-        .map_err(|e| JournalError::io(&path, "cannot write the blob", e))?;
+        .map_err(|e| build::io_error(&path, "cannot write the blob", e))?;
     if created == Created::Exists {
         check(store, &pointer)?;
     }

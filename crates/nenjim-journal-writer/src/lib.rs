@@ -69,6 +69,7 @@ use std::time::Duration;
 use nenjim_journal_api::append::{Appended, JournalWriter};
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_fs::LoadOptions;
@@ -159,7 +160,7 @@ impl fmt::Debug for FsJournalWriter {
 fn io_error(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
     let path = path.to_path_buf();
     let what = what.to_owned();
-    move |e| JournalError::io(path, &what, e)
+    move |e| build::io_error(path, &what, e)
 }
 
 impl FsJournalWriter {
@@ -177,20 +178,20 @@ impl FsJournalWriter {
         match std::fs::metadata(&root) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::RootNotDirectory,
                     "found a file, expected the Journal root directory",
                 )
                 .with_path(&root));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::RootMissing,
                     "found nothing, expected the Journal root directory",
                 )
                 .with_path(&root));
             }
-            Err(e) => return Err(JournalError::io(&root, "cannot read the root", e)),
+            Err(e) => return Err(build::io_error(&root, "cannot read the root", e)),
         }
         let dir = ledger::ledger_dir(&root);
         let tmp = dir.join("tmp");
@@ -251,7 +252,7 @@ impl FsJournalWriter {
         let fs = nenjim_journal_fs::RealFileSystem;
         let read = ledger::read(&fs, &self.root)?;
         let Some(read) = read else {
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::LedgerMismatch,
                 "found no ledger marker after creating it, expected a ledger",
             )
@@ -280,7 +281,7 @@ impl FsJournalWriter {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => {
-                    return Err(JournalError::io(
+                    return Err(build::io_error(
                         path,
                         "cannot clean an unfinished ledger",
                         e,
@@ -356,7 +357,7 @@ impl FsJournalWriter {
                     .ok()
                     .and_then(|t| t.to_str().and_then(|t| Entry::parse(t).ok()));
                 match found.as_ref().map(Entry::record) {
-                    Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(JournalError::new(
+                    Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(build::error(
                         ErrorKind::LeaseLost,
                         format!(
                             "found the ledger fenced at sequence {} by lease epoch {epoch}, expected this writer's epoch {} to hold the root; nothing of this append was committed",
@@ -365,7 +366,7 @@ impl FsJournalWriter {
                         ),
                     )
                     .with_path(path)),
-                    _ => Err(JournalError::new(
+                    _ => Err(build::error(
                         ErrorKind::TipMoved,
                         format!(
                             "found ledger entry {} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (open the writer again)",
@@ -375,7 +376,7 @@ impl FsJournalWriter {
                     .with_path(path)),
                 }
             }
-            Err(e) => Err(JournalError::io(path, "cannot create the ledger entry", e)),
+            Err(e) => Err(build::io_error(path, "cannot create the ledger entry", e)),
         }
     }
 
@@ -439,11 +440,9 @@ impl FsJournalWriter {
 
     /// Marks the lease lost and returns the error.
     fn lose(&mut self, message: String) -> JournalError {
-        let error =
-            JournalError::new(ErrorKind::LeaseLost, message).with_path(self.lease_file.path());
+        let error = build::error(ErrorKind::LeaseLost, message).with_path(self.lease_file.path());
         self.poisoned = Some(
-            JournalError::new(ErrorKind::LeaseLost, error.message())
-                .with_path(self.lease_file.path()),
+            build::error(ErrorKind::LeaseLost, error.message()).with_path(self.lease_file.path()),
         );
         error
     }
@@ -452,7 +451,7 @@ impl FsJournalWriter {
     /// durably and idempotently, and returns its content pointer.
     pub fn put_blob(&mut self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
         let store = self.options.content_store.as_deref().ok_or_else(|| {
-            JournalError::new(
+            build::error(
                 ErrorKind::Io,
                 "found no content store, expected one configured (WriterOptions::content_store) to put a blob",
             )
@@ -520,7 +519,7 @@ impl FsJournalWriter {
             let found = std::fs::read(&path)
                 .map_err(io_error(&path, "cannot read the existing revision file"))?;
             if found != text.as_bytes() {
-                return Err(JournalError::new(
+                return Err(build::error(
                     ErrorKind::Conflict,
                     format!(
                         "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
@@ -544,13 +543,11 @@ impl FsJournalWriter {
 impl JournalWriter for FsJournalWriter {
     fn append(&mut self, text: &str) -> Result<Appended, JournalError> {
         if let Some(poisoned) = &self.poisoned {
-            return Err(
-                JournalError::new(poisoned.kind(), poisoned.message()).with_path(
-                    poisoned
-                        .path()
-                        .map_or_else(|| self.root.clone(), Path::to_path_buf),
-                ),
-            );
+            return Err(build::error(poisoned.kind(), poisoned.message()).with_path(
+                poisoned
+                    .path()
+                    .map_or_else(|| self.root.clone(), Path::to_path_buf),
+            ));
         }
         self.check_lease()?;
         let revision = nenjim_journal_parser::parse(text)?;
@@ -558,7 +555,7 @@ impl JournalWriter for FsJournalWriter {
         let head = self.state.latest(revision.coordinate());
         let ingested = self.state.ingest_revision_at(revision, sequence)?;
         if ingested.outcome() == Outcome::Unchanged {
-            return Ok(Appended::new(ingested.revision().clone(), false));
+            return Ok(build::appended(ingested.revision().clone(), false));
         }
         if let Some(store) = &self.options.content_store {
             for release in ingested.revision().releases() {
@@ -568,7 +565,7 @@ impl JournalWriter for FsJournalWriter {
                     .is_some();
                 if !known {
                     blob::check(store, release.content()).map_err(|e| {
-                        JournalError::new(
+                        build::error(
                             e.kind(),
                             format!(
                                 "{} {}: {}",
@@ -593,7 +590,7 @@ impl JournalWriter for FsJournalWriter {
         );
         if let Err(error) = self.create_entry(&entry) {
             if matches!(error.kind(), ErrorKind::LeaseLost | ErrorKind::TipMoved) {
-                self.poisoned = Some(JournalError::new(error.kind(), error.message()));
+                self.poisoned = Some(build::error(error.kind(), error.message()));
             }
             return Err(error);
         }
@@ -603,7 +600,7 @@ impl JournalWriter for FsJournalWriter {
         if self.unsegmented.len() as u64 >= self.options.segment_span {
             self.write_segment();
         }
-        Ok(Appended::new(revision, true))
+        Ok(build::appended(revision, true))
     }
 }
 
@@ -632,7 +629,7 @@ fn take_lease(file: &LeaseFile, ttl: Duration) -> Result<(Lease, bool), JournalE
     if let Some(current) = &current
         && current.is_live(now)
     {
-        return Err(JournalError::new(
+        return Err(build::error(
             ErrorKind::LeaseHeld,
             format!(
                 "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",

@@ -41,12 +41,8 @@ pub struct JournalEvent {
 
 impl JournalEvent {
     /// An event of the revision with `sequence`, of `coordinate` at
-    /// `journal_version`.
-    ///
-    /// For implementers of the event feed (a consumer receives events, it
-    /// never needs to build one): the Journal derives events from accepted
-    /// revisions, and this constructor checks nothing.
-    pub fn new(
+    /// `journal_version` (see [`build::event`](crate::model::build::event)).
+    pub(crate) fn new(
         sequence: u64,
         coordinate: ArtifactCoordinate,
         journal_version: JournalVersion,

@@ -1,6 +1,7 @@
 use super::text::Text;
 use super::{semantic, shown, syntax_at};
 use crate::error::JournalError;
+use crate::model::build::ErrorContext as _;
 use std::fmt;
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -53,7 +54,7 @@ impl Description {
     /// Reads one quoted string at the start of `input` and returns it with
     /// the number of bytes it took (quotes included). What follows is left
     /// to the caller. Errors are located by column inside `input`.
-    pub fn parse_quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> {
+    pub(crate) fn parse_quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> {
         let mut chars = input.char_indices();
         match chars.next() {
             Some((_, '"')) => {}

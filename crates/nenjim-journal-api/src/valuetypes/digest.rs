@@ -5,11 +5,11 @@ use sha2::{Digest as _, Sha256};
 
 use super::{shown, syntax_at};
 use crate::error::JournalError;
+use crate::model::build::ErrorContext as _;
 
 const PREFIX: &str = "sha256:";
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Parses `sha256:` + 64 lower-case hex digits.
 /// The value of each lower-case hex digit; 0xff for every other byte.
 const HEX_VALUE: [u8; 256] = {
     let mut table = [0xffu8; 256];
@@ -26,6 +26,7 @@ const HEX_VALUE: [u8; 256] = {
     table
 };
 
+/// Parses `sha256:` + 64 lower-case hex digits.
 fn parse_sha256(s: &str, what: &str) -> Result<[u8; 32], JournalError> {
     let Some(hex) = s.strip_prefix(PREFIX) else {
         let shown_prefix: String = s.chars().take(PREFIX.len()).collect();
@@ -224,7 +225,7 @@ impl ContentPointer {
     }
 
     /// Parses a `size` token: `0` or a decimal without leading zeros that fits `u64`.
-    pub fn parse_size(s: &str) -> Result<u64, JournalError> {
+    pub(crate) fn parse_size(s: &str) -> Result<u64, JournalError> {
         let bytes = s.as_bytes();
         if bytes.is_empty() {
             return Err(syntax_at(1, "found nothing, expected a size in bytes"));

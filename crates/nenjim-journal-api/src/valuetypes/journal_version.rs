@@ -1,7 +1,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime};
 
 use super::{shown, syntax_at};
 use crate::error::JournalError;
@@ -36,24 +36,6 @@ fn pack(year: u32, month: u32, day: u32, hour: u32, minute: u32, second: u32) ->
 }
 
 impl JournalVersion {
-    /// Makes a version from a UTC date and time, refusing fractions of a
-    /// second and years outside 0001..=9999.
-    pub fn from_datetime(datetime: PrimitiveDateTime) -> Result<JournalVersion, JournalError> {
-        if datetime.nanosecond() != 0 {
-            return Err(syntax_at(
-                1,
-                "found a fraction of a second, expected a whole-second instant",
-            ));
-        }
-        if !(1..=9999).contains(&datetime.year()) {
-            return Err(syntax_at(
-                1,
-                format!("found year {}, expected 0001 to 9999", datetime.year()),
-            ));
-        }
-        Ok(JournalVersion::of(datetime))
-    }
-
     /// Packs a validated date and time.
     fn of(datetime: PrimitiveDateTime) -> JournalVersion {
         JournalVersion(pack(
@@ -69,7 +51,8 @@ impl JournalVersion {
     /// Year, month, day, hour, minute, second.
     fn fields(self) -> [u32; 6] {
         let n = self.0;
-        let part = |div: u64, modulo: u64| u32::try_from((n / div) % modulo).unwrap_or(0);
+        // Each part is below `modulo` (at most 10 000), so it fits a `u32`.
+        let part = |div: u64, modulo: u64| ((n / div) % modulo) as u32;
         [
             part(10_000_000_000, 10_000),
             part(100_000_000, 100),
@@ -80,36 +63,38 @@ impl JournalVersion {
         ]
     }
 
-    /// The current instant, in UTC, truncated to whole seconds.
-    pub fn now_utc() -> JournalVersion {
-        let now = OffsetDateTime::now_utc();
-        let dt = PrimitiveDateTime::new(
-            now.date(),
-            Time::from_hms(now.hour(), now.minute(), now.second()).unwrap_or(Time::MIDNIGHT),
-        );
-        JournalVersion::of(dt)
+    /// The instant one second later, the earliest Journal version a
+    /// successor of this one may have; `None` after 9999-12-31T23:59:59Z.
+    ///
+    /// ```
+    /// use nenjim_journal_api::valuetypes::JournalVersion;
+    /// let v: JournalVersion = "20261231T235959Z".parse()?;
+    /// assert_eq!(v.next_second().map(|n| n.to_string()).as_deref(), Some("20270101T000000Z"));
+    /// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+    /// ```
+    pub fn next_second(self) -> Option<JournalVersion> {
+        let [year, month, day, hour, minute, second] = self.fields();
+        let date = time::Date::from_calendar_date(
+            i32::try_from(year).ok()?,
+            time::Month::try_from(u8::try_from(month).ok()?).ok()?,
+            u8::try_from(day).ok()?,
+        )
+        .ok()?;
+        let time = time::Time::from_hms(
+            u8::try_from(hour).ok()?,
+            u8::try_from(minute).ok()?,
+            u8::try_from(second).ok()?,
+        )
+        .ok()?;
+        let next = PrimitiveDateTime::new(date, time).checked_add(time::Duration::SECOND)?;
+        (next.year() <= 9999).then(|| JournalVersion::of(next))
     }
 
-    /// The UTC date and time.
-    pub fn to_datetime(self) -> PrimitiveDateTime {
-        let [year, month, day, hour, minute, second] = self.fields();
-        // Always a calendar instant: every value was validated when made.
-        let month = u8::try_from(month)
-            .ok()
-            .and_then(|m| Month::try_from(m).ok())
-            .unwrap_or(Month::January);
-        let date = i32::try_from(year)
-            .ok()
-            .and_then(|y| u8::try_from(day).ok().map(|d| (y, d)))
-            .and_then(|(y, d)| Date::from_calendar_date(y, month, d).ok())
-            .unwrap_or(Date::MIN);
-        let time = u8::try_from(hour)
-            .ok()
-            .zip(u8::try_from(minute).ok())
-            .zip(u8::try_from(second).ok())
-            .and_then(|((h, m), s)| Time::from_hms(h, m, s).ok())
-            .unwrap_or(Time::MIDNIGHT);
-        PrimitiveDateTime::new(date, time)
+    /// The current instant, in UTC, truncated to whole seconds.
+    pub fn now_utc() -> JournalVersion {
+        // `of` keeps whole seconds only.
+        let now = OffsetDateTime::now_utc();
+        JournalVersion::of(PrimitiveDateTime::new(now.date(), now.time()))
     }
 }
 

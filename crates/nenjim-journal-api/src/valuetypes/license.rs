@@ -1,6 +1,7 @@
 use super::text::Text;
 use super::{semantic, shown, syntax_at};
 use crate::error::JournalError;
+use crate::model::build::ErrorContext as _;
 use std::fmt;
 use std::str::FromStr;
 
@@ -32,11 +33,6 @@ impl LicenseExpression {
     /// The expression exactly as written.
     pub fn as_str(&self) -> &str {
         self.0.as_str()
-    }
-
-    /// Whether the expression is `NONE` or `NOASSERTION`.
-    pub fn is_special(&self) -> bool {
-        matches!(self.0.as_str(), "NONE" | "NOASSERTION")
     }
 }
 

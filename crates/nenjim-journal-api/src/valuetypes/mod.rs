@@ -41,6 +41,7 @@ pub use requirement::VersionRequirement;
 pub use uri::InformationUri;
 
 use crate::error::{ErrorKind, JournalError};
+use crate::model::build::ErrorContext as _;
 
 /// A syntax error at `column` (1-based) of a token.
 pub(crate) fn syntax_at(column: usize, message: impl Into<String>) -> JournalError {

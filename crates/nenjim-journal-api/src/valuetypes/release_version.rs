@@ -25,7 +25,7 @@ pub struct ReleaseVersion(semver::Version);
 impl ReleaseVersion {
     /// Makes a release version from a `semver::Version`, refusing build metadata
     /// and numeric pre-release identifiers that do not fit `u64`.
-    pub fn from_semver(version: semver::Version) -> Result<ReleaseVersion, JournalError> {
+    pub(crate) fn from_semver(version: semver::Version) -> Result<ReleaseVersion, JournalError> {
         if !version.build.is_empty() {
             return Err(syntax_at(
                 1,
@@ -50,11 +50,6 @@ impl ReleaseVersion {
             }
         }
         Ok(ReleaseVersion(version))
-    }
-
-    /// The underlying `semver::Version` (never has build metadata).
-    pub fn as_semver(&self) -> &semver::Version {
-        &self.0
     }
 
     /// The major version number.

@@ -54,17 +54,18 @@ impl Text {
     /// The text's bytes (valid UTF-8).
     fn as_bytes(&self) -> &[u8] {
         match &*self.0 {
-            Repr::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            // `len <= INLINE` (see `new`).
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
             Repr::Heap(text) => text.as_bytes(),
         }
     }
 
     /// The text.
+    #[allow(clippy::expect_used)] // an invariant of `Text`, not of any input
     pub(crate) fn as_str(&self) -> &str {
         match &*self.0 {
-            // A copy of a whole `str` (see `new`), so always valid: the
-            // fallback is unreachable.
-            Repr::Inline { .. } => std::str::from_utf8(self.as_bytes()).unwrap_or_default(),
+            Repr::Inline { .. } => std::str::from_utf8(self.as_bytes())
+                .expect("invariant: an inline text is a copy of a whole `str` (see `new`)"),
             Repr::Heap(text) => text,
         }
     }

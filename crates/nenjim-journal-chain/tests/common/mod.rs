@@ -5,9 +5,8 @@
 use std::fmt::Write as _;
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::{
-    ArtifactRelease, Dependency, Exclusion, JournalRevision, PolicyStatement, Preference,
-};
+use nenjim_journal_api::model::build::{self, ReleaseBuilder, RevisionBuilder};
+use nenjim_journal_api::model::{JournalRevision, PolicyStatement};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentDigest, ContentPointer, Description, JournalVersion, ReleaseVersion,
     RevisionDigest,
@@ -17,7 +16,8 @@ use nenjim_journal_chain::{ChainState, Ingested};
 /// How the tests hand a revision to the chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
-    /// `ChainState::ingest(text)`: the parser computes the digest.
+    /// The text parsed, then `ChainState::ingest_revision`: the parser
+    /// computes the digest.
     Text,
     /// `ChainState::ingest_revision(builders)`, digest of the same text.
     Builders,
@@ -214,14 +214,14 @@ impl Doc {
     /// The same revision built through the API builders (sequence 0).
     pub fn revision(&self) -> JournalRevision {
         let artifact = coordinate(&self.artifact);
-        let mut b = JournalRevision::builder(
+        let mut b = RevisionBuilder::new(
             artifact.clone(),
             self.version.parse().unwrap(),
             self.predecessor,
             Description::new(&self.description).unwrap(),
         );
         for r in &self.releases {
-            let mut rb = ArtifactRelease::builder(
+            let mut rb = ReleaseBuilder::new(
                 artifact.clone(),
                 r.version.parse().unwrap(),
                 r.license.parse().unwrap(),
@@ -231,7 +231,7 @@ impl Doc {
                 rb.description(Description::new(d).unwrap());
             }
             for l in &r.depends {
-                rb.push_dependency(Dependency::new(
+                rb.push_dependency(build::dependency(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().unwrap().parse().unwrap(),
                     l.description
@@ -241,7 +241,7 @@ impl Doc {
                 .unwrap();
             }
             for l in &r.excludes {
-                rb.push_exclusion(Exclusion::new(
+                rb.push_exclusion(build::exclusion(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().map(|q| q.parse().unwrap()),
                     l.description
@@ -251,7 +251,7 @@ impl Doc {
                 .unwrap();
             }
             for l in &r.prefers {
-                rb.push_preference(Preference::new(
+                rb.push_preference(build::preference(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().unwrap().parse().unwrap(),
                     l.description
@@ -294,7 +294,9 @@ pub fn ingest(state: &ChainState, doc: &Doc) -> Result<Ingested, JournalError> {
 
 pub fn ingest_via(via: Via, state: &ChainState, doc: &Doc) -> Result<Ingested, JournalError> {
     match via {
-        Via::Text => state.ingest(&doc.text()),
+        Via::Text => {
+            nenjim_journal_parser::parse(&doc.text()).and_then(|r| state.ingest_revision(r))
+        }
         Via::Builders => state.ingest_revision(doc.revision()),
     }
 }

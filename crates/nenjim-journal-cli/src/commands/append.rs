@@ -9,6 +9,7 @@
 //! it stay appended and are listed, the ones after it are not tried.
 
 use nenjim_journal_api::append::JournalWriter as _;
+use nenjim_journal_api::model::build::ErrorContext as _;
 use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};

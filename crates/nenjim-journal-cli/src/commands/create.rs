@@ -1,8 +1,8 @@
 //! `create <root> <coordinate> --description <text> [--information <uri>]`:
 //! append the genesis revision of a new artifact (no releases, no policy).
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::model::build::{self};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::publish::{Plan, Publish, publish};
@@ -22,7 +22,7 @@ pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
     };
     publish(&what, ui, |head, at| {
         if let Some(head) = head {
-            return Err(JournalError::new(
+            return Err(build::error(
                 ErrorKind::DuplicateGenesis,
                 format!(
                     "found artifact {} already created (head {}, {}), expected a new artifact; publish to it with release, yank, deprecate or recommend",
@@ -32,8 +32,12 @@ pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
                 ),
             ));
         }
-        let mut builder =
-            JournalRevision::builder(args.coordinate.clone(), at, None, args.description.clone());
+        let mut builder = build::RevisionBuilder::new(
+            args.coordinate.clone(),
+            at,
+            None,
+            args.description.clone(),
+        );
         if let Some(uri) = &args.information {
             builder.information(uri.clone());
         }

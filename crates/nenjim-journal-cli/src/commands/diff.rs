@@ -3,6 +3,7 @@
 //! releases added (and, were the chain broken, removed or changed), and the
 //! policy statements added and removed.
 
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
 use serde::Serialize;
 
@@ -91,7 +92,7 @@ fn diff(root: String, from: &JournalRevision, to: &JournalRevision) -> DiffDocum
         .iter()
         .filter(|r| {
             from.release(r.version())
-                .is_some_and(|old: &ArtifactRelease| !old.same_values(r))
+                .is_some_and(|old: &ArtifactRelease| !build::same_values(old, r))
         })
         .map(|r| r.version().to_string())
         .collect();

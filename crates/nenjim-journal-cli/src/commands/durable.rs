@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use sha2::{Digest as _, Sha256};
 
@@ -123,7 +124,7 @@ pub fn put_blob(store: &Path, source: &Path) -> Result<PutBlob, CliError> {
                             new: false,
                         })
                     } else {
-                        Err(JournalError::new(
+                        Err(build::error(
                             ErrorKind::BlobMismatch,
                             format!(
                                 "found a blob of {} bytes with digest {}, expected {pointer} (the store is damaged: that name must hold those bytes)",

@@ -33,6 +33,7 @@ use std::path::Path;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
 pub use events::Numbered;
@@ -121,54 +122,30 @@ fn unknown_artifact(
     )
 }
 
-/// The largest revision file read (section 7: larger is `TooLarge`).
-const MAX_TEXT_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Reads a revision file as text: I/O errors are `Io` (exit code 2), a file
-/// over 64 MiB is `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8`
-/// located at the first bad byte (both exit code 1).
+/// Reads a revision file as text by the loader's rules: I/O errors are `Io`
+/// (exit code 2), a file over [`nenjim_journal_fs::MAX_FILE_LEN`] is
+/// `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8` located at the
+/// first bad byte (both exit code 1).
 pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
-    use nenjim_journal_api::error::{ErrorKind, JournalError};
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::model::build::ErrorContext as _;
+    use nenjim_journal_fs::MAX_FILE_LEN;
     use std::io::Read as _;
 
     let file = std::fs::File::open(path).map_err(|e| CliError::io(path, "cannot open", e))?;
     let mut bytes = Vec::new();
-    file.take(MAX_TEXT_BYTES + 1)
+    file.take(MAX_FILE_LEN + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| CliError::io(path, "cannot read", e))?;
-    if bytes.len() as u64 > MAX_TEXT_BYTES {
-        return Err(JournalError::new(
+    if bytes.len() as u64 > MAX_FILE_LEN {
+        return Err(build::error(
             ErrorKind::TooLarge,
-            format!(
-                "found a file over {MAX_TEXT_BYTES} bytes, expected a revision of at most 64 MiB"
-            ),
+            format!("found a file over {MAX_FILE_LEN} bytes, expected a revision of at most {MAX_FILE_LEN} bytes"),
         )
         .with_path(path)
         .into());
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let good = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        let before = &bytes[..good];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        // Columns count characters; everything before `good` is valid UTF-8.
-        let column = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
-        let found = bytes.get(good).copied().unwrap_or_default();
-        JournalError::new(
-            ErrorKind::InvalidUtf8,
-            format!("found the byte 0x{found:02x}, which is not valid UTF-8; expected UTF-8 text"),
-        )
-        .at(line, column)
-        .with_path(path)
-        .into()
-    })
+    nenjim_journal_fs::decode_revision_text(bytes).map_err(|e| e.with_path(path).into())
 }
 
 /// The size of the buffer files are hashed through.

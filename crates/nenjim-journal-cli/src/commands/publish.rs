@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
@@ -70,13 +71,9 @@ pub fn stamp(head: Option<&JournalRevision>) -> Result<JournalVersion, CliError>
     let now = JournalVersion::now_utc();
     match head {
         Some(head) if now <= head.journal_version() => {
-            let next = head
-                .journal_version()
-                .to_datetime()
-                .checked_add(time::Duration::SECOND)
-                .and_then(|t| JournalVersion::from_datetime(t).ok());
+            let next = head.journal_version().next_second();
             next.ok_or_else(|| {
-                JournalError::new(
+                build::error(
                     ErrorKind::NonIncreasingVersion,
                     format!(
                         "found the head at {}, the last instant a Journal version can name; expected a later one to be possible",
@@ -99,7 +96,7 @@ pub fn successor_text(
     releases: &[ArtifactRelease],
     policy: &[PolicyStatement],
 ) -> Result<String, JournalError> {
-    let mut builder = JournalRevision::builder(
+    let mut builder = build::RevisionBuilder::new(
         head.coordinate().clone(),
         at,
         Some(*head.digest()),
@@ -208,7 +205,8 @@ pub fn publish(
             },
             Plan::Append { text, blob } => {
                 // Every refusal of ingestion, before anything is written.
-                writer.state().ingest(&text).map_err(locate)?;
+                let revision = nenjim_journal_parser::parse(&text).map_err(locate)?;
+                writer.state().ingest_revision(revision).map_err(locate)?;
                 if let Some(bytes) = blob {
                     writer.put_blob(&bytes)?;
                 }

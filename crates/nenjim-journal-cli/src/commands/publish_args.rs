@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{Dependency, Exclusion, Preference};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, Description, InformationUri, LicenseExpression, ReleaseVersion,
@@ -177,7 +178,7 @@ fn requirement(token: &str) -> Result<VersionRequirement, String> {
 fn dependency(text: &str) -> Result<Dependency, String> {
     let (artifact, rest) = first_token(text);
     let (req, rest) = first_token(rest);
-    Ok(Dependency::new(
+    Ok(build::dependency(
         coordinate(artifact)?,
         requirement(req)?,
         trailing_description(rest)?,
@@ -193,7 +194,7 @@ fn exclusion(text: &str) -> Result<Exclusion, String> {
         let (req, rest) = first_token(rest);
         (Some(requirement(req)?), rest)
     };
-    Ok(Exclusion::new(
+    Ok(build::exclusion(
         coordinate(artifact)?,
         req,
         trailing_description(rest)?,
@@ -204,7 +205,7 @@ fn exclusion(text: &str) -> Result<Exclusion, String> {
 fn preference(text: &str) -> Result<Preference, String> {
     let (artifact, rest) = first_token(text);
     let (req, rest) = first_token(rest);
-    Ok(Preference::new(
+    Ok(build::preference(
         coordinate(artifact)?,
         requirement(req)?,
         trailing_description(rest)?,

@@ -10,6 +10,7 @@
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::ArtifactRelease;
+use nenjim_journal_api::model::build::{self};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 
 use super::publish::{Plan, Publish, publish, successor_text};
@@ -37,7 +38,7 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
         };
         if head
             .release(&args.release)
-            .is_some_and(|held| held.same_values(&release))
+            .is_some_and(|held| build::same_values(held, &release))
         {
             return Ok(Plan::Unchanged);
         }
@@ -61,7 +62,7 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
 /// The release the arguments describe; the builder refuses what section 4
 /// refuses (an artifact named twice, a dependency on itself …).
 fn build_release(args: &ReleaseArgs, pointer: ContentPointer) -> Result<ArtifactRelease, CliError> {
-    let mut builder = ArtifactRelease::builder(
+    let mut builder = build::ReleaseBuilder::new(
         args.coordinate.clone(),
         args.release.clone(),
         args.license.clone(),
@@ -71,7 +72,7 @@ fn build_release(args: &ReleaseArgs, pointer: ContentPointer) -> Result<Artifact
         builder.description(description.clone());
     }
     let refused = |option: &str, error: JournalError| -> CliError {
-        JournalError::new(error.kind(), format!("{option}: {}", error.message())).into()
+        build::error(error.kind(), format!("{option}: {}", error.message())).into()
     };
     for d in &args.depends {
         builder

@@ -191,38 +191,13 @@ fn release_text(ui: &Ui, text: &mut String, release: &ArtifactRelease, indent: &
         let _ = writeln!(text, "{indent}description  {d}");
     }
     for d in release.dependencies() {
-        let _ = write!(
-            text,
-            "{indent}depends      {} {}",
-            d.artifact(),
-            d.requirement()
-        );
-        if let Some(why) = d.description() {
-            let _ = write!(text, " {why}");
-        }
-        text.push('\n');
+        let _ = writeln!(text, "{indent}depends      {d}");
     }
     for e in release.exclusions() {
-        let _ = write!(text, "{indent}excludes     {}", e.artifact());
-        if let Some(r) = e.requirement() {
-            let _ = write!(text, " {r}");
-        }
-        if let Some(why) = e.description() {
-            let _ = write!(text, " {why}");
-        }
-        text.push('\n');
+        let _ = writeln!(text, "{indent}excludes     {e}");
     }
     for p in release.preferences() {
-        let _ = write!(
-            text,
-            "{indent}prefers      {} {}",
-            p.artifact(),
-            p.requirement()
-        );
-        if let Some(why) = p.description() {
-            let _ = write!(text, " {why}");
-        }
-        text.push('\n');
+        let _ = writeln!(text, "{indent}prefers      {p}");
     }
     let policy = release.policy();
     let yanked = match policy.yanked() {

@@ -13,7 +13,8 @@
 
 use std::ops::Range;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::lint::parse_text;
@@ -117,7 +118,7 @@ fn exists(output: &std::path::Path) -> CliError {
 }
 
 fn missing_header(path: &std::path::Path) -> CliError {
-    JournalError::new(
+    build::error(
         ErrorKind::Syntax,
         "found no JOURNAL_VERSION or PREDECESSOR line to edit, expected a parsed revision's header",
     )

@@ -1,0 +1,234 @@
+//! Building Journal values: for implementations of the Journal and for test
+//! doubles, not for consumers.
+//!
+//! A consumer receives revisions, releases and errors from a
+//! [`JournalService`](crate::JournalService) and only reads them (the rest
+//! of [`model`](super), [`valuetypes`](crate::valuetypes) and
+//! [`error`](crate::error)). An implementation, or a test double of one,
+//! also makes them, and this module holds everything it needs for that and
+//! nothing a consumer needs:
+//!
+//! - [`RevisionBuilder`] and [`ReleaseBuilder`], which enforce the semantic
+//!   rules of sections 4 and 5 of the format one statement at a time (so a
+//!   parser can locate the offending line) and cannot produce a revision
+//!   that breaks them; [`dependency`], [`exclusion`], [`preference`] and
+//!   [`refresh_report`] make the smaller values, [`event`] an event of the
+//!   feed and [`appended`] a writer's result;
+//! - what ingestion does to an accepted revision: [`with_sequence`],
+//!   [`sharing_releases_with`], and the release immutability test of
+//!   section 6, [`same_values`];
+//! - errors: [`error`], [`syntax_error`] and [`io_error`] make one, the
+//!   [`ErrorContext`] trait locates it, and [`shown`] shows a found token
+//!   the way every message of the Journal does;
+//! - the token readers a parser shares with the value types' `FromStr`:
+//!   [`quoted_prefix`] and [`content_size`].
+//!
+//! ```
+//! use nenjim_journal_api::model::PolicyStatement;
+//! use nenjim_journal_api::model::build::{ReleaseBuilder, RevisionBuilder};
+//! use nenjim_journal_api::valuetypes::*;
+//! # fn main() -> Result<(), nenjim_journal_api::error::JournalError> {
+//! let coordinate: ArtifactCoordinate = "left-pad".parse()?;
+//! let mut revision = RevisionBuilder::new(
+//!     coordinate.clone(),
+//!     "20261129T101530Z".parse()?,
+//!     None,
+//!     Description::new("pads strings on the left")?,
+//! );
+//! let release = ReleaseBuilder::new(
+//!     coordinate,
+//!     "1.0.0".parse()?,
+//!     "MIT".parse()?,
+//!     ContentPointer::new(ContentDigest::of_bytes(b"blob"), 4),
+//! )
+//! .build();
+//! revision.push_release(release)?;
+//! revision.push_policy(PolicyStatement::Recommend { version: "1.0.0".parse()? })?;
+//! let revision = revision.build(RevisionDigest::of_text("the text it came from"));
+//! assert!(revision.releases()[0].policy().is_recommended());
+//! # Ok(()) }
+//! ```
+
+use std::path::PathBuf;
+
+use crate::append::Appended;
+use crate::error::{ErrorKind, JournalError};
+use crate::model::event::{EventChange, JournalEvent};
+use crate::model::feed::RefreshReport;
+use crate::model::lines::{Dependency, Exclusion, Line, Preference};
+use crate::model::release::ArtifactRelease;
+use crate::model::revision::JournalRevision;
+use crate::valuetypes::{
+    ArtifactCoordinate, ContentPointer, Description, JournalVersion, VersionRequirement,
+};
+
+mod release;
+mod revision;
+mod share;
+
+pub use release::ReleaseBuilder;
+pub use revision::RevisionBuilder;
+pub use share::{sharing_releases_with, with_sequence};
+
+fn semantic(message: impl Into<String>) -> JournalError {
+    JournalError::new(ErrorKind::Semantic, message)
+}
+
+/// A `DEPENDS` line: a dependency on `artifact` in `requirement`, with an
+/// optional description.
+pub fn dependency(
+    artifact: ArtifactCoordinate,
+    requirement: VersionRequirement,
+    description: Option<Description>,
+) -> Dependency {
+    Dependency(Line {
+        artifact,
+        requirement,
+        description,
+    })
+}
+
+/// An `EXCLUDES` line: an exclusion of `artifact`, in `requirement` or (for
+/// `None`) in every version.
+pub fn exclusion(
+    artifact: ArtifactCoordinate,
+    requirement: Option<VersionRequirement>,
+    description: Option<Description>,
+) -> Exclusion {
+    Exclusion(Line {
+        artifact,
+        requirement,
+        description,
+    })
+}
+
+/// A `PREFERS` line: a preference for `artifact` in `requirement`.
+pub fn preference(
+    artifact: ArtifactCoordinate,
+    requirement: VersionRequirement,
+    description: Option<Description>,
+) -> Preference {
+    Preference(Line {
+        artifact,
+        requirement,
+        description,
+    })
+}
+
+/// An event of the revision with `sequence`, of `coordinate` at
+/// `journal_version`: the Journal derives events from accepted revisions (a
+/// consumer receives them and never builds one), and this checks nothing.
+pub fn event(
+    sequence: u64,
+    coordinate: ArtifactCoordinate,
+    journal_version: JournalVersion,
+    change: EventChange,
+) -> JournalEvent {
+    JournalEvent::new(sequence, coordinate, journal_version, change)
+}
+
+/// What a [`JournalWriter::append`](crate::append::JournalWriter::append)
+/// recorded: `revision` carries its ledger sequence; `is_new` is `false` for
+/// an idempotent repeat.
+pub fn appended(revision: JournalRevision, is_new: bool) -> Appended {
+    Appended::new(revision, is_new)
+}
+
+/// A report of `ingested` new revisions and `unchanged` idempotent re-reads.
+pub fn refresh_report(ingested: usize, unchanged: usize, unrecorded: usize) -> RefreshReport {
+    RefreshReport {
+        ingested,
+        unchanged,
+        unrecorded,
+    }
+}
+
+/// Whether `a` and `b` have the same values (coordinate, version, license,
+/// content, description, dependencies, exclusions and preferences),
+/// comparing the three lists as sets, and ignoring policy: the release
+/// immutability test of section 6.
+#[inline]
+pub fn same_values(a: &ArtifactRelease, b: &ArtifactRelease) -> bool {
+    a.same_values(b)
+}
+
+/// Whether `a` and `b` share one stored copy of their values (structural
+/// sharing; implies [`same_values`]).
+#[inline]
+pub fn shares_values(a: &ArtifactRelease, b: &ArtifactRelease) -> bool {
+    a.shares_values_with(b)
+}
+
+/// A new error of `kind` with a message saying what was found and what was
+/// expected; [`ErrorContext`] adds where.
+pub fn error(kind: ErrorKind, message: impl Into<String>) -> JournalError {
+    JournalError::new(kind, message)
+}
+
+/// A syntax error at a 1-based line and column.
+pub fn syntax_error(line: usize, column: usize, message: impl Into<String>) -> JournalError {
+    JournalError::new(ErrorKind::Syntax, message).at(line, column)
+}
+
+/// An [`ErrorKind::Io`] error about `path`, keeping the OS error as `source()`.
+pub fn io_error(path: impl Into<PathBuf>, what: &str, error: std::io::Error) -> JournalError {
+    JournalError::new(ErrorKind::Io, format!("{what}: {error}"))
+        .with_path(path)
+        .with_source(error)
+}
+
+/// Where an error happened, and what caused it: the context an
+/// implementation adds to a [`JournalError`] on its way out (implemented
+/// beside the error's private fields, in `error.rs`).
+pub trait ErrorContext {
+    /// Sets the 1-based line and column (replacing any earlier location).
+    #[must_use]
+    fn at(self, line: usize, column: usize) -> Self;
+    /// Moves an error found inside a token to the token's place in a text.
+    ///
+    /// Errors from the value types' `FromStr` are located relative to the
+    /// token (line 1, column = offset in the token + 1); this shifts them to
+    /// `line` and `column` of the token's first character.
+    #[must_use]
+    fn relocated(self, line: usize, column: usize) -> Self;
+    /// Adds the file or directory the error concerns, unless one is already
+    /// set (the innermost path is the most precise).
+    #[must_use]
+    fn with_path(self, path: impl Into<PathBuf>) -> Self;
+    /// Keeps `source` as the underlying cause, reachable through `source()`.
+    #[must_use]
+    fn with_source(self, source: impl std::error::Error + Send + Sync + 'static) -> Self;
+}
+
+/// Shows a found token in a diagnostic: back-quoted, escaped like a Rust
+/// string, cut after 40 characters; `nothing` for an empty token.
+///
+/// Every "found …, expected …" message of the Journal shows its token this
+/// way, so messages look alike whichever crate writes them.
+///
+/// ```
+/// use nenjim_journal_api::model::build::shown;
+/// assert_eq!(shown("RELEASE"), "`RELEASE`");
+/// assert_eq!(shown("a\tb"), "`a\\tb`");
+/// assert_eq!(shown(""), "nothing");
+/// ```
+#[inline]
+pub fn shown(found: &str) -> String {
+    crate::error::shown(found)
+}
+
+/// Reads one quoted string at the start of `input` and returns it with the
+/// number of bytes it took (quotes included), exactly as
+/// [`Description`]'s `FromStr` reads a whole token. What follows is left to
+/// the caller. Errors are located by column inside `input`.
+#[inline]
+pub fn quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> {
+    Description::parse_quoted_prefix(input)
+}
+
+/// Reads a `size` token (`0` or a decimal without leading zeros that fits
+/// `u64`), exactly as [`ContentPointer`]'s `FromStr` reads its second part.
+#[inline]
+pub fn content_size(s: &str) -> Result<u64, JournalError> {
+    ContentPointer::parse_size(s)
+}

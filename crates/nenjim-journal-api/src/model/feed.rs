@@ -1,0 +1,76 @@
+//! What a refresh reports, and the change feed: a replay request and the
+//! cursor that answers it.
+
+use std::fmt;
+
+use super::revision::JournalRevision;
+use crate::error::JournalError;
+
+/// What a refresh did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RefreshReport {
+    pub(crate) ingested: usize,
+    pub(crate) unchanged: usize,
+    pub(crate) unrecorded: usize,
+}
+
+impl RefreshReport {
+    /// How many new revisions were accepted.
+    pub fn ingested(&self) -> usize {
+        self.ingested
+    }
+    /// How many files were re-read and found identical to stored revisions
+    /// (for a root with a ledger: how many recorded revisions were already held).
+    pub fn unchanged(&self) -> usize {
+        self.unchanged
+    }
+    /// How many revision files a root with a ledger holds that its ledger
+    /// does not record: they are not part of the Journal (never loaded)
+    /// until they are appended. Always 0 for a root without a ledger.
+    pub fn unrecorded(&self) -> usize {
+        self.unrecorded
+    }
+}
+
+/// A request for the change feed: every revision with a sequence above
+/// [`after_sequence`](ReplayRequest::after_sequence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReplayRequest {
+    after: u64,
+    follow: bool,
+}
+
+impl ReplayRequest {
+    /// Revisions after `sequence` (0 = from the start), not following.
+    pub fn after(sequence: u64) -> ReplayRequest {
+        ReplayRequest {
+            after: sequence,
+            follow: false,
+        }
+    }
+    /// Whether to wait for future revisions once the backlog is drained.
+    #[must_use]
+    pub fn follow(self, follow: bool) -> ReplayRequest {
+        ReplayRequest { follow, ..self }
+    }
+    /// The last sequence the consumer already has.
+    pub fn after_sequence(&self) -> u64 {
+        self.after
+    }
+    /// Whether the request asks to follow future revisions.
+    pub fn is_follow(&self) -> bool {
+        self.follow
+    }
+}
+
+/// A cursor over replayed revisions, in ascending sequence order.
+pub trait RevisionCursor: Send {
+    /// The next revision; `Ok(None)` only when the backlog is drained.
+    fn next(&mut self) -> Result<Option<JournalRevision>, JournalError>;
+}
+
+impl fmt::Debug for dyn RevisionCursor + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RevisionCursor")
+    }
+}

@@ -1,0 +1,272 @@
+//! Unit tests of the model: policy contexts, sizes, sharing.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+use std::sync::Arc;
+
+use super::build::{
+    ReleaseBuilder, RevisionBuilder, dependency, same_values, shares_values, sharing_releases_with,
+};
+use super::*;
+use crate::valuetypes::{
+    ArtifactCoordinate, Description, InformationUri, LicenseExpression, RevisionDigest,
+};
+use crate::valuetypes::{ContentDigest, ContentPointer};
+
+fn release(coordinate: &ArtifactCoordinate, version: &str) -> ArtifactRelease {
+    ReleaseBuilder::new(
+        coordinate.clone(),
+        version.parse().unwrap(),
+        "MIT".parse().unwrap(),
+        ContentPointer::new(ContentDigest::of_bytes(version.as_bytes()), 1),
+    )
+    .build()
+}
+
+fn revision(policy: &[&str]) -> JournalRevision {
+    let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+    let mut builder = RevisionBuilder::new(
+        coordinate.clone(),
+        "20261129T101530Z".parse().unwrap(),
+        None,
+        Description::new("pads").unwrap(),
+    );
+    for v in ["1.0.0", "1.0.1", "1.1.0", "2.0.0", "3.0.0"] {
+        builder.push_release(release(&coordinate, v)).unwrap();
+    }
+    for line in policy {
+        let (keyword, rest) = line.split_once(' ').unwrap();
+        let statement = match keyword {
+            "YANK" | "DEPRECATE" => {
+                let (requirement, reason) = rest.split_once(' ').unwrap();
+                let requirement = requirement.parse().unwrap();
+                let reason = Description::new(reason).unwrap();
+                if keyword == "YANK" {
+                    PolicyStatement::Yank {
+                        requirement,
+                        reason,
+                    }
+                } else {
+                    PolicyStatement::Deprecate {
+                        requirement,
+                        reason,
+                    }
+                }
+            }
+            _ => PolicyStatement::Recommend {
+                version: rest.parse().unwrap(),
+            },
+        };
+        builder.push_policy(statement).unwrap();
+    }
+    builder.build(RevisionDigest::of_text(&policy.join("\n")))
+}
+
+fn hash_of(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    thread_local!(static STATE: RandomState = RandomState::new());
+    STATE.with(|s| s.hash_one(value))
+}
+
+#[test]
+fn releases_with_and_without_policy_report_their_context() {
+    let r = revision(&[
+        "YANK [1.0.0,1.1.0) broken",
+        "DEPRECATE [1.0.1,2.0.0] old",
+        "RECOMMEND 3.0.0",
+    ]);
+    let policy: Vec<(Option<&str>, Option<&str>, bool)> = r
+        .releases()
+        .iter()
+        .map(|r| {
+            let p = r.policy();
+            (
+                p.yanked().map(Description::as_str),
+                p.deprecated().map(Description::as_str),
+                p.is_recommended(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        policy,
+        [
+            (Some("broken"), None, false),
+            (Some("broken"), Some("old"), false),
+            (None, Some("old"), false),
+            (None, Some("old"), false),
+            (None, None, true),
+        ]
+    );
+    // No policy at all: every release reports the empty context.
+    let plain = revision(&[]);
+    for release in plain.releases() {
+        assert_eq!(*release.policy(), ReleasePolicy::default());
+        assert!(release.policy.is_none());
+    }
+    // A freshly built release has the empty context too.
+    let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+    assert_eq!(
+        *release(&coordinate, "1.0.0").policy(),
+        ReleasePolicy::default()
+    );
+}
+
+#[test]
+fn equal_policy_contexts_share_one_allocation_and_compare_by_value() {
+    let r = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+    let [a, b, c, d, _] = r.releases() else {
+        panic!("five releases expected");
+    };
+    let (Some(pa), Some(pb), Some(pc)) = (&a.policy, &b.policy, &c.policy) else {
+        panic!("deprecated releases carry a policy context");
+    };
+    assert!(Arc::ptr_eq(pa, pb) && Arc::ptr_eq(pb, pc));
+    assert!(d.policy.is_none());
+
+    // Equality and hashing follow the values, not the allocations.
+    let again = revision(&["DEPRECATE [1.0.0,1.1.0] old"]);
+    assert_eq!(r.releases(), again.releases());
+    for (x, y) in r.releases().iter().zip(again.releases()) {
+        assert_eq!(hash_of(x), hash_of(y));
+    }
+    let other = revision(&["DEPRECATE [1.0.0,1.1.0] older"]);
+    assert_ne!(r.releases()[0], other.releases()[0]);
+    assert!(same_values(&r.releases()[0], &other.releases()[0]));
+    assert_eq!(r.releases()[4], other.releases()[4]);
+}
+
+#[test]
+fn a_release_is_two_pointers() {
+    assert!(std::mem::size_of::<ArtifactRelease>() <= 16);
+}
+
+#[test]
+fn the_lines_of_a_release_are_three_pointers() {
+    use std::mem::size_of;
+    assert!(size_of::<Dependency>() <= 24);
+    assert!(size_of::<Exclusion>() <= 24);
+    assert!(size_of::<Preference>() <= 24);
+    assert!(size_of::<ReleasePolicy>() <= 24);
+    // The shared texts are thin pointers, with a niche for `Option`.
+    assert_eq!(size_of::<Option<ArtifactCoordinate>>(), 8);
+    assert_eq!(size_of::<Option<Description>>(), 8);
+    assert_eq!(size_of::<Option<LicenseExpression>>(), 8);
+    assert_eq!(size_of::<Option<InformationUri>>(), 8);
+}
+
+/// A revision of `left-pad` parsed from scratch (nothing shared with
+/// any other), with the given releases and policy.
+fn fresh(
+    version: &str,
+    releases: &[&str],
+    policy: &[PolicyStatement],
+    description: &str,
+) -> JournalRevision {
+    let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+    let mut builder = RevisionBuilder::new(
+        coordinate.clone(),
+        version.parse().unwrap(),
+        None,
+        Description::new(description).unwrap(),
+    );
+    builder.information("https://example.org/left-pad".parse().unwrap());
+    for v in releases {
+        let mut release = ReleaseBuilder::new(
+            "left-pad".parse().unwrap(),
+            v.parse().unwrap(),
+            "MIT".parse().unwrap(),
+            ContentPointer::new(ContentDigest::of_bytes(v.as_bytes()), 1),
+        );
+        release.description(Description::new(format!("release {v}")).unwrap());
+        release
+            .push_dependency(dependency(
+                "right-pad".parse().unwrap(),
+                "[1.0.0,2.0.0)".parse().unwrap(),
+                None,
+            ))
+            .unwrap();
+        builder.push_release(release.build()).unwrap();
+    }
+    for statement in policy {
+        builder.push_policy(statement.clone()).unwrap();
+    }
+    builder.build(RevisionDigest::of_text(version))
+}
+
+/// Whether two descriptions share one stored text.
+fn same_text(a: &Description, b: &Description) -> bool {
+    std::ptr::eq(a.as_str(), b.as_str())
+}
+
+fn yank(requirement: &str, reason: &str) -> PolicyStatement {
+    PolicyStatement::Yank {
+        requirement: requirement.parse().unwrap(),
+        reason: Description::new(reason).unwrap(),
+    }
+}
+
+#[test]
+fn sharing_with_the_predecessor_changes_no_value_and_shares_equal_ones() {
+    let first = fresh(
+        "20260101T000000Z",
+        &["1.0.0", "1.1.0"],
+        &[yank("1.0.0", "broken")],
+        "pads",
+    );
+    let second = fresh(
+        "20260102T000000Z",
+        &["1.0.0", "1.1.0", "2.0.0"],
+        &[
+            yank("1.0.0", "broken"),
+            PolicyStatement::Deprecate {
+                requirement: "[1.0.0,2.0.0)".parse().unwrap(),
+                reason: Description::new("broken").unwrap(),
+            },
+        ],
+        "pads",
+    );
+    let shared = sharing_releases_with(second.clone(), &first);
+    assert_eq!(shared, second);
+    assert!(shared.same_worldview(&second));
+
+    let (a, b) = (&*first.0, &*shared.0);
+    assert!(a.coordinate.shares_text_with(&b.coordinate));
+    assert!(same_text(&a.description, &b.description));
+    // The kept releases share their values; the new one its coordinate.
+    for (old, new) in a.releases.iter().zip(b.releases.iter()) {
+        assert!(shares_values(old, new));
+    }
+    let new = &b.releases[2];
+    assert!(new.coordinate().shares_text_with(&b.coordinate));
+    // A restated statement is taken whole; an equal reason is shared.
+    assert_eq!(a.policy[0], b.policy[0]);
+    let reason = |s: &PolicyStatement| s.reason().cloned().unwrap();
+    assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[0])));
+    assert!(same_text(&reason(&a.policy[0]), &reason(&b.policy[1])));
+    // The policy contexts refer to the shared reasons.
+    let context = b.releases[0].policy();
+    assert!(same_text(context.yanked().unwrap(), &reason(&a.policy[0])));
+    assert!(same_text(
+        context.deprecated().unwrap(),
+        &reason(&a.policy[0])
+    ));
+
+    // Different values stay different.
+    let third = fresh(
+        "20260103T000000Z",
+        &["1.0.0", "1.1.0", "2.0.0"],
+        &[yank("2.0.0", "withdrawn")],
+        "pads strings",
+    );
+    let shared_third = sharing_releases_with(third.clone(), &shared);
+    assert_eq!(shared_third, third);
+    assert_eq!(shared_third.description().as_str(), "pads strings");
+    assert_eq!(
+        shared_third.releases()[2]
+            .policy()
+            .yanked()
+            .map(Description::as_str),
+        Some("withdrawn")
+    );
+    assert!(shared_third.releases()[0].policy().yanked().is_none());
+}
