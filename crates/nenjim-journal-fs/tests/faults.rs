@@ -35,6 +35,13 @@ enum Fault {
     BecomesDirectoryBeforeRead,
     /// The file grows past the limit between listing and reading.
     LiesAboutItsSize,
+    /// The file is replaced, really, on disk, by a symbolic link to a copy
+    /// of itself between listing and reading: a reader that followed the
+    /// link would load it.
+    BecomesSymlinkBeforeRead,
+    /// The file is replaced, really, on disk, by a FIFO between listing and
+    /// reading: a reader that blocked on it would wait forever for a writer.
+    BecomesFifoBeforeRead,
 }
 
 #[derive(Debug, Default)]
@@ -90,6 +97,20 @@ impl FileSystem for FaultyFileSystem {
                 std::fs::create_dir(path)?;
                 RealFileSystem.read(path, limit)
             }
+            Some(Fault::BecomesSymlinkBeforeRead) => {
+                // The copy is hidden in the root (ignored by the walk).
+                let root = path.parent().and_then(Path::parent).unwrap();
+                let copy = root.join(".swapped");
+                std::fs::rename(path, &copy)?;
+                std::os::unix::fs::symlink(&copy, path)?;
+                RealFileSystem.read(path, limit)
+            }
+            Some(Fault::BecomesFifoBeforeRead) => {
+                std::fs::remove_file(path)?;
+                let made = std::process::Command::new("mkfifo").arg(path).status()?;
+                assert!(made.success(), "mkfifo {}: {made}", path.display());
+                RealFileSystem.read(path, limit)
+            }
             Some(Fault::LiesAboutItsSize) => {
                 let size = usize::try_from(limit)
                     .unwrap_or(usize::MAX)
@@ -111,6 +132,13 @@ fn populated() -> (Root, PathBuf) {
         &successor(&first, "serde", &ts(2), &["1.0.0"]),
     );
     (root, file)
+}
+
+fn os_error(error: &JournalError) -> Option<i32> {
+    error
+        .source()
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .and_then(io::Error::raw_os_error)
 }
 
 fn io_kind(error: &JournalError) -> Option<io::ErrorKind> {
@@ -192,6 +220,59 @@ fn faults_are_typed_and_located(
     assert_eq!(error.kind(), kind, "{error}");
     assert_eq!(error.path(), Some(path.as_path()), "{error}");
     assert_eq!(io_kind(&error), os, "{error:?}");
+}
+
+#[test]
+fn a_file_swapped_for_a_symbolic_link_after_the_listing_is_refused_at_open() {
+    let (root, file) = populated();
+    let fs = FaultyFileSystem::with(file.clone(), Fault::BecomesSymlinkBeforeRead);
+    let error = load_with(&fs, root.path(), LoadOptions::new()).unwrap_err();
+    assert!(
+        std::fs::symlink_metadata(&file).unwrap().is_symlink(),
+        "the fault really swapped the file"
+    );
+    // Following the link would have loaded the copy: the real file system
+    // refuses the link itself (`O_NOFOLLOW`).
+    assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+    assert_eq!(error.path(), Some(file.as_path()), "{error}");
+    assert_eq!(os_error(&error), Some(libc::ELOOP), "{error:?}");
+    // Through the real file system alone, the listing already refuses it.
+    let listed = load_with(&RealFileSystem, root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(listed.kind(), ErrorKind::UnexpectedEntry, "{listed}");
+}
+
+#[test]
+fn a_file_swapped_for_a_fifo_after_the_listing_is_refused_without_blocking() {
+    let (root, file) = populated();
+    let fs = FaultyFileSystem::with(file.clone(), Fault::BecomesFifoBeforeRead);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let load_root = root.path().to_path_buf();
+    let loader = std::thread::spawn(move || {
+        let _ = sender.send(load_with(&fs, &load_root, LoadOptions::new()));
+    });
+    // A reader that blocked on the FIFO would wait for a writer forever: the
+    // bound only turns such a hang into a failure, it never decides a pass.
+    let result = receiver.recv_timeout(std::time::Duration::from_secs(120));
+    let Ok(result) = result else {
+        // Unblock the reader (it is waiting for a writer), then fail.
+        let _ = std::fs::OpenOptions::new().write(true).open(&file);
+        panic!("the load blocked on the FIFO");
+    };
+    loader.join().unwrap();
+    let error = result.unwrap_err();
+    assert!(
+        std::os::unix::fs::FileTypeExt::is_fifo(
+            &std::fs::symlink_metadata(&file).unwrap().file_type()
+        ),
+        "the fault really made a FIFO"
+    );
+    assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+    assert_eq!(error.path(), Some(file.as_path()), "{error}");
+    assert_eq!(
+        io_kind(&error),
+        Some(io::ErrorKind::InvalidInput),
+        "{error:?}"
+    );
 }
 
 #[test]
