@@ -77,10 +77,9 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
     })
 }
 
-/// Parses the text (once) and checks `ARTIFACT` against the directory and
-/// `JOURNAL_VERSION` against the file name stem.
 /// Parses `text`, the content of `file`, and checks its header against the
-/// file's place.
+/// file's place (`ARTIFACT` against the directory, `JOURNAL_VERSION`
+/// against the file name stem).
 pub(crate) fn parse_checked(
     file: &RevisionFile,
     text: &str,
