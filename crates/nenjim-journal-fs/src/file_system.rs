@@ -138,9 +138,10 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// The bytes of the regular file `path`, but never more than `limit + 1`
     /// of them: a result longer than `limit` means the file is over the limit.
     ///
-    /// Fails (rather than reading) if `path` is no longer a regular file, or
-    /// with [`io::ErrorKind::FileTooLarge`] if its metadata already says it
-    /// holds more than `limit` bytes.
+    /// Fails (rather than reading) if `path` is no longer a regular file
+    /// (never following a symbolic link, never waiting on a FIFO), or with
+    /// [`io::ErrorKind::FileTooLarge`] if its metadata already says it holds
+    /// more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
 }
 
