@@ -1,5 +1,8 @@
 //! P1 ingest: parse + validate + SHA-256 of one large revision (>= 1 MiB),
-//! against SHA-256 alone over the same bytes. Target <= 2.5x.
+//! against SHA-256 alone over the same bytes. Target <= 2.5x. Also the
+//! parse of a revision with a tenth of the releases, for the growth check
+//! (parsing is linear in the text: the ratio of the two times against the
+//! ratio of their sizes, with generous bounds).
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
@@ -18,9 +21,16 @@ fn p1(c: &mut Criterion) {
         "the large revision is only {} bytes",
         text.len()
     );
+    let tenth = (releases / 10).max(1);
+    let (small_text, _) = corpus::large_revision(tenth, setup::SEED);
     if let Err(e) = setup::record(
         "p1_ingest",
-        &serde_json::json!({ "bytes": text.len(), "releases": releases }),
+        &serde_json::json!({
+            "bytes": text.len(),
+            "releases": releases,
+            "small_bytes": small_text.len(),
+            "small_releases": tenth,
+        }),
     ) {
         eprintln!("cannot record the P1 sizes: {e}");
     }
@@ -35,6 +45,9 @@ fn p1(c: &mut Criterion) {
     });
     group.bench_function("parse", |b| {
         b.iter(|| nenjim_journal_parser::parse(black_box(&text)).map(|r| r.releases().len()))
+    });
+    group.bench_function("parse_tenth", |b| {
+        b.iter(|| nenjim_journal_parser::parse(black_box(&small_text)).map(|r| r.releases().len()))
     });
     let empty = ChainState::new();
     group.bench_function("ingest", |b| {

@@ -174,6 +174,26 @@ pub fn run(
         "p1_ingest/sha256_floor",
         Target::None,
     ));
+    if let Some(p1) = result(t, "p1_ingest") {
+        // Linear time: the parse of the large revision against the parse of
+        // one with a tenth of its releases, in the same run, against the
+        // ratio of their sizes (generous bounds: a ratio, never a clock).
+        let (bytes, small) = (p1["bytes"].as_f64(), p1["small_bytes"].as_f64());
+        if let (Some(bytes), Some(small)) = (bytes, small) {
+            let factor = bytes / small.max(1.0);
+            rows.push(ratio_row(
+                t,
+                "P1 ingest",
+                &format!(
+                    "growth: parse of {} releases vs of {} (ideal {factor:.1}x, the size ratio)",
+                    p1["releases"], p1["small_releases"]
+                ),
+                "p1_ingest/parse",
+                "p1_ingest/parse_tenth",
+                Target::Within(factor / 2.0, factor * 2.0),
+            ));
+        }
+    }
 
     if let Some(p2) = result(t, "p2_peer") {
         sizes.push(format!(

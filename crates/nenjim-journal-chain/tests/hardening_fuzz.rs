@@ -6,9 +6,7 @@
 //! `cargo xtask fuzz --seconds N` runs the real coverage-guided fuzzers.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../../fuzz/src/checks.rs"]
-#[allow(dead_code)]
-mod checks;
+use nenjim_journal_testkit::checks;
 
 use std::path::PathBuf;
 

@@ -1,13 +1,11 @@
 //! Queries over a snapshot, replay, sequence numbers and structural sharing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::*;
 use nenjim_journal_api::model::RevisionCursor;
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{JournalVersion, ReleaseVersion, RevisionDigest};
 use nenjim_journal_chain::ChainState;
+use nenjim_journal_testkit::docs::*;
 use rstest::rstest;
 
 /// left-pad: days 10, 20, 30 (1.0.0; + 1.1.0 with 1.0.0 yanked; + 2.0.0

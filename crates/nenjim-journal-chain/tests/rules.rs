@@ -2,12 +2,10 @@
 //! its typed error and leaves the state exactly as it was.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::*;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_testkit::docs::*;
 use rstest::rstest;
 
 /// Two artifacts: left-pad g1 -> l3 -> l5 -> l7 (days) and right-pad g2 -> r4.

@@ -3,12 +3,10 @@
 //! accepts a different history.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::*;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_testkit::docs::{self, *};
 use proptest::prelude::*;
 
 /// Per artifact, per revision after the genesis: (yank 1.0.0?, a comment?).
@@ -89,7 +87,7 @@ const CHAIN_KINDS: [ErrorKind; 7] = [
 
 /// Each accepted artifact history is a prefix of that artifact's true chain.
 fn assert_prefixes(state: &ChainState, chains: &[Vec<Doc>]) -> Result<(), TestCaseError> {
-    for (artifact, digests) in common::chains(state) {
+    for (artifact, digests) in docs::chains(state) {
         let truth = chains
             .iter()
             .find(|c| coordinate(&c[0].artifact) == artifact)
@@ -115,7 +113,7 @@ proptest! {
             prop_assert_eq!(ingested.revision().sequence(), n as u64 + 1);
             state = ingested.into_state();
         }
-        prop_assert_eq!(common::chains(&state), expected_chains(&chains));
+        prop_assert_eq!(docs::chains(&state), expected_chains(&chains));
         // The same through ingest_all, from parsed texts.
         let parsed: Vec<JournalRevision> = docs
             .iter()
@@ -142,7 +140,7 @@ proptest! {
         let batch: Vec<JournalRevision> = shuffled.iter().map(|d| d.revision()).collect();
         match ChainState::new().ingest_all(batch) {
             Ok(state) => {
-                prop_assert_eq!(common::chains(&state), common::chains(&reference));
+                prop_assert_eq!(docs::chains(&state), docs::chains(&reference));
                 prop_assert_eq!(state.len(), reference.len());
             }
             Err(e) => prop_assert!(CHAIN_KINDS.contains(&e.kind()), "{}", e),
@@ -174,7 +172,7 @@ proptest! {
             pending = refused;
         }
         prop_assert!(pending.is_empty(), "{} never accepted", pending.len());
-        prop_assert_eq!(common::chains(&state), common::chains(&reference));
+        prop_assert_eq!(docs::chains(&state), docs::chains(&reference));
 
         // Repeating everything afterwards changes nothing.
         for doc in &docs {

@@ -84,6 +84,26 @@ impl From<&std::fs::Metadata> for EntryMetadata {
     }
 }
 
+/// Opens `path` for reading without following a symbolic link in its last
+/// component (`O_NOFOLLOW`: a link is `ELOOP`) and without blocking on a
+/// FIFO (`O_NONBLOCK`: the caller then refuses it from the handle's
+/// metadata). `O_NONBLOCK` has no effect on reading a regular file.
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Elsewhere, a plain open (the check of the opened handle still refuses
+/// anything but a regular file).
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
 /// Read-only access to a directory tree: the only way the loader touches the disk.
 ///
 /// Implementations never create, write, rename or delete anything. Errors
@@ -118,9 +138,10 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// The bytes of the regular file `path`, but never more than `limit + 1`
     /// of them: a result longer than `limit` means the file is over the limit.
     ///
-    /// Fails (rather than reading) if `path` is no longer a regular file, or
-    /// with [`io::ErrorKind::FileTooLarge`] if its metadata already says it
-    /// holds more than `limit` bytes.
+    /// Fails (rather than reading) if `path` is no longer a regular file
+    /// (never following a symbolic link, never waiting on a FIFO), or with
+    /// [`io::ErrorKind::FileTooLarge`] if its metadata already says it holds
+    /// more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
 
     /// The target of the symbolic link `path` (a ledger entry's record on a
@@ -135,11 +156,12 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
 
 /// The operating system's file system, through `std::fs`.
 ///
-/// [`read`](FileSystem::read) opens the file and checks the opened handle is
-/// still a regular file, so a file replaced by a directory (or anything
-/// else) after it was listed is refused with an `io::Error`. Known limit:
-/// `std` cannot open without following a symbolic link, so a file replaced
-/// by a link *to a regular file* in that window is read through the link.
+/// [`read`](FileSystem::read) opens the file with `O_NOFOLLOW` (a symbolic
+/// link is refused at open, `ELOOP`, never followed) and `O_NONBLOCK` (a
+/// FIFO opens at once instead of waiting for a writer), then checks the
+/// opened handle is a regular file: so a file replaced by a link, a FIFO, a
+/// directory or anything else after it was listed is refused with an
+/// `io::Error`, and nothing but the listed regular file is ever read.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealFileSystem;
 
@@ -173,7 +195,7 @@ impl FileSystem for RealFileSystem {
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let file = std::fs::File::open(path)?;
+        let file = open_no_follow(path)?;
         // The entry was a regular file when it was listed; check the opened
         // handle again, so that a file replaced in between is not read.
         let metadata = file.metadata()?;

@@ -63,14 +63,6 @@ impl RevisionFile {
     }
 }
 
-/// The result of walking a root: every revision file up to the first
-/// layout error, in ingestion order, and that error if there is one.
-#[derive(Debug, Default)]
-pub(crate) struct Walk {
-    pub(crate) files: Vec<RevisionFile>,
-    pub(crate) error: Option<JournalError>,
-}
-
 /// Checks the root itself: it exists, is a directory and can be listed.
 /// Returns its entry names, sorted.
 fn root_entries(
@@ -146,25 +138,6 @@ fn invalid_name(path: &Path, message: String) -> JournalError {
     build::error(ErrorKind::InvalidFileName, message).with_path(path)
 }
 
-/// Walks `root`: the root's own problems are returned as the error; the
-/// first misplaced entry below it ends the walk and is kept in [`Walk::error`].
-pub(crate) fn walk(
-    fs: &dyn FileSystem,
-    root: &Path,
-    options: LoadOptions,
-) -> Result<Walk, JournalError> {
-    let artifacts = artifacts(fs, root)?;
-    let mut walk = Walk::default();
-    for artifact in &artifacts.dirs {
-        if let Err(error) = files(fs, artifact, options, &mut walk.files) {
-            walk.error = Some(error);
-            return Ok(walk);
-        }
-    }
-    walk.error = artifacts.error;
-    Ok(walk)
-}
-
 /// An artifact directory of the root, checked (a directory, named by a
 /// coordinate) but not yet listed.
 #[derive(Clone, Debug)]
@@ -181,9 +154,12 @@ pub(crate) struct Artifacts {
     pub(crate) error: Option<JournalError>,
 }
 
-/// Checks the root and its entries (not their contents): the first half of
-/// [`walk`], for a loader that lists each artifact directory later, with its
-/// files ([`files`]). The root's own problems are returned as the error.
+/// Checks the root and its entries (not their contents): the first step of
+/// the list of files to load, in ingestion order; the second is
+/// [`artifact_files`], for each artifact, in the worker that then reads its
+/// files. These two calls are the whole listing: a loader that knew its
+/// files from elsewhere (a ledger) would replace them and nothing else.
+/// The root's own problems are returned as the error.
 pub(crate) fn artifacts(fs: &dyn FileSystem, root: &Path) -> Result<Artifacts, JournalError> {
     let mut artifacts = Artifacts::default();
     for (name, kind) in root_entries(fs, root)? {
@@ -251,9 +227,20 @@ fn artifact(
     Ok(coordinate)
 }
 
-/// Lists the revision files of an artifact directory into `files`, in
-/// ingestion order, up to the first misplaced entry (its error).
-pub(crate) fn files(
+/// Lists the revision files of an artifact directory, in ingestion order,
+/// up to the first misplaced entry, and that entry's error.
+pub(crate) fn artifact_files(
+    fs: &dyn FileSystem,
+    artifact: &ArtifactDir,
+    options: LoadOptions,
+) -> (Vec<RevisionFile>, Option<JournalError>) {
+    let mut files = Vec::new();
+    let error = list_files(fs, artifact, options, &mut files).err();
+    (files, error)
+}
+
+/// [`artifact_files`], into `files`.
+fn list_files(
     fs: &dyn FileSystem,
     artifact: &ArtifactDir,
     options: LoadOptions,

@@ -13,8 +13,9 @@
 //! [`load`] turns such a root into a [`ChainState`], and [`refresh`] brings
 //! an existing state up to date with it. Both go through the same steps:
 //!
-//! 1. **Walk** (names and metadata only, exactly two levels; a load lists
-//!    each artifact directory in the worker that then parses it): the root must
+//! 1. **List** (names and metadata only, exactly two levels: the root's
+//!    entries first, then each artifact directory in the worker that reads
+//!    its files): the root must
 //!    exist and be a readable directory (`RootMissing`, `RootNotDirectory`,
 //!    `RootUnreadable`). Names beginning with `.` are ignored at both levels,
 //!    and so are `*.journal.example` files (unless
@@ -23,8 +24,12 @@
 //!    regular file named `<timestamp>.journal`; anything else is
 //!    `UnexpectedEntry` (wrong kind of entry: a stray file, a sub-directory,
 //!    a symbolic link, which is never followed) or `InvalidFileName` (wrong
-//!    name: `x.journal.bak`, `2026-11-29.journal`, `Serde/`).
-//! 2. **Read and parse** each file once, artifacts in parallel (each
+//!    name: `x.journal.bak`, `2026-11-29.journal`, `Serde/`). This list of
+//!    files, in ingestion order, is the one input of the steps below.
+//! 2. **Read and parse** each file once, artifacts in parallel (a file is
+//!    opened without following a symbolic link and without blocking on a
+//!    FIFO, and must still be a regular file, so an entry swapped after the
+//!    listing is refused; each
 //!    artifact's files in order, each parsed after the file before with
 //!    [`nenjim_journal_parser::parse_after`], so the release blocks it
 //!    restates byte for byte are not read again and share its values;
@@ -33,13 +38,14 @@
 //!    `InvalidUtf8`; then the parser (same results and errors as
 //!    [`nenjim_journal_parser::parse`]), and the header
 //!    is checked against the file's place (`CoordinateMismatch`,
-//!    `VersionMismatch`).
-//! 3. **Ingest** the parsed revisions with
-//!    [`ChainState::ingest_revision_in_place`] (a refresh:
-//!    [`ChainState::ingest_revision`], one at a time), sequentially, artifacts in ascending
-//!    coordinate order and each artifact's files in ascending timestamp
-//!    order, on the calling thread while the workers parse the artifacts
-//!    after them. Nothing is parsed twice.
+//!    `VersionMismatch`). A refresh only hashes the files the state already
+//!    has (never parsing them) and parses the others.
+//! 3. **Ingest** the parsed revisions into the [`ChainState`],
+//!    sequentially, artifacts in ascending coordinate order and each
+//!    artifact's files in ascending timestamp order, on the calling thread
+//!    while the workers read the artifacts after them (one concurrency
+//!    model for both: worker threads take batches of artifacts in order,
+//!    the calling thread consumes them in order). Nothing is parsed twice.
 //!
 //! Results and errors are deterministic: whatever the parallel step does,
 //! the error reported is the first one in ingestion order (a misplaced
@@ -96,21 +102,18 @@
 mod file_system;
 mod layout;
 pub mod ledger;
+mod load;
+mod pipeline;
 mod read;
 mod recorded;
+mod refresh;
 
 use std::path::Path;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
-use nenjim_journal_api::model::{JournalRevision, RefreshReport};
-use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
-use rayon::prelude::*;
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::RefreshReport;
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+use nenjim_journal_chain::ChainState;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
@@ -152,205 +155,26 @@ pub fn load_with(
     options: LoadOptions,
 ) -> Result<ChainState, JournalError> {
     // With a ledger, the ledger alone says which files to read.
-    if let Some(ledger) = ledger::read(fs, root)? {
-        return recorded::load(fs, root, &ledger);
+    match ledger::read(fs, root)? {
+        Some(ledger) => recorded::load(fs, root, &ledger),
+        None => load::load(fs, root, options),
     }
-    // The root's entries are checked here; each artifact directory is
-    // listed by the worker that parses it (a serial walk of 100 000 files
-    // was an eighth of a start). One task per artifact: its files are
-    // parsed in order, each after the one before, so the release blocks it
-    // restates are not read again and share the values read before. A task
-    // stops at its first error (a misplaced entry counts after the files
-    // listed before it); ingestion below stops there too, so the files
-    // after it would never be used.
-    let artifacts = layout::artifacts(fs, root)?;
-    let state = parse_and_ingest(fs, &artifacts.dirs, options)?;
-    match artifacts.error {
-        Some(error) => Err(error),
-        None => Ok(state),
-    }
-}
-
-/// What one artifact's task found: the files it listed, the revisions it
-/// parsed from them, in order, and the error that stopped it, if any.
-#[derive(Debug)]
-struct ArtifactParsed {
-    files: Vec<layout::RevisionFile>,
-    revisions: Vec<JournalRevision>,
-    error: Option<JournalError>,
-}
-
-/// Lists and parses one artifact directory.
-fn list_and_parse(
-    fs: &dyn FileSystem,
-    artifact: &layout::ArtifactDir,
-    options: LoadOptions,
-    interner: &mut Interner,
-) -> ArtifactParsed {
-    let mut files = Vec::new();
-    let listing = layout::files(fs, artifact, options, &mut files);
-    let (revisions, error) = parse_artifact(fs, &files, interner);
-    // A misplaced entry comes after the files listed before it.
-    let error = error.or(listing.err());
-    ArtifactParsed {
-        files,
-        revisions,
-        error,
-    }
-}
-
-/// What one batch of artifacts parsed to.
-type Parsed = Vec<ArtifactParsed>;
-
-/// Parses `groups` (one per artifact) on worker threads while this thread
-/// ingests them, in order, as they arrive.
-///
-/// Ingestion is sequential (each state is built from the last), so it runs
-/// here, overlapping the parse instead of waiting for all of it. The
-/// artifacts are cut into many small batches that the workers take in
-/// ascending order (one shared counter), so batches arrive nearly in order
-/// and few wait. Each worker parses with its own interner, backed by one
-/// store shared by the load, so a dependency target, license or requirement
-/// is validated and stored once. At the first error in ingestion order the
-/// workers are told to stop, and the error is returned, as if everything
-/// had been parsed first.
-fn parse_and_ingest(
-    fs: &dyn FileSystem,
-    groups: &[layout::ArtifactDir],
-    options: LoadOptions,
-) -> Result<ChainState, JournalError> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(groups.len().div_ceil(BATCH))
-        .max(1);
-    let batches = groups.len().div_ceil(BATCH);
-    // (One worker per core: this thread mostly waits, ingesting a batch at a time.)
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let shared = SharedInterner::default();
-    let (sender, receiver) = mpsc::channel::<(usize, Parsed)>();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let sender = sender.clone();
-            let (next, stop, shared) = (&next, &stop, &shared);
-            scope.spawn(move || {
-                let mut interner = Interner::backed_by(shared);
-                while !stop.load(Ordering::Relaxed) {
-                    let batch = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(artifacts) = batch_of(groups, batch) else {
-                        break;
-                    };
-                    let parsed: Parsed = artifacts
-                        .iter()
-                        .map(|artifact| list_and_parse(fs, artifact, options, &mut interner))
-                        .collect();
-                    if sender.send((batch, parsed)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        let result = ingest_in_order(batches, &receiver);
-        if result.is_err() {
-            stop.store(true, Ordering::Relaxed);
-        }
-        // Dropping the receiver ends the workers' sends; the scope joins them.
-        drop(receiver);
-        result
-    })
-}
-
-/// Artifacts per batch of [`parse_and_ingest`]: small enough that the last
-/// batches (whose ingestion cannot overlap anything) are a small part of a
-/// large load, large enough that the hand-off costs nothing.
-const BATCH: usize = 64;
-
-/// The artifacts of batch `batch`, if there is one.
-fn batch_of(groups: &[layout::ArtifactDir], batch: usize) -> Option<&[layout::ArtifactDir]> {
-    let start = batch.checked_mul(BATCH)?;
-    groups
-        .get(start..start.saturating_add(BATCH).min(groups.len()))
-        .filter(|b| !b.is_empty())
-}
-
-/// Ingests the batches from `receiver` in batch order, holding back the
-/// ones that arrive early.
-fn ingest_in_order(
-    batches: usize,
-    receiver: &mpsc::Receiver<(usize, Parsed)>,
-) -> Result<ChainState, JournalError> {
-    let mut state = ChainState::new();
-    let mut early: BTreeMap<usize, Parsed> = BTreeMap::new();
-    for batch in 0..batches {
-        let parsed = loop {
-            if let Some(parsed) = early.remove(&batch) {
-                break parsed;
-            }
-            match receiver.recv() {
-                Ok((b, parsed)) if b == batch => break parsed,
-                Ok((b, parsed)) => {
-                    early.insert(b, parsed);
-                }
-                Err(_) => {
-                    return Err(build::error(
-                        ErrorKind::Io,
-                        "a loader worker thread stopped before parsing its files",
-                    ));
-                }
-            }
-        };
-        for artifact in parsed {
-            for (file, revision) in artifact.files.iter().zip(artifact.revisions) {
-                state
-                    .ingest_revision_in_place(revision)
-                    .map_err(|e| e.with_path(file.path()))?;
-            }
-            if let Some(error) = artifact.error {
-                return Err(error);
-            }
-        }
-    }
-    Ok(state)
-}
-
-/// Parses one artifact's files in order, each after the one before (its
-/// byte-identical release blocks share that file's values; ingestion shares
-/// the rest, which were written differently); stops at the first error.
-fn parse_artifact(
-    fs: &dyn FileSystem,
-    files: &[layout::RevisionFile],
-    interner: &mut Interner,
-) -> (Vec<JournalRevision>, Option<JournalError>) {
-    let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
-    // The file before, with its text: a successor restates its releases,
-    // and the blocks it restates byte for byte are not read again.
-    let mut previous: Option<ParsedText> = None;
-    for file in files {
-        match read::read_revision(fs, file, interner, previous.as_ref()) {
-            Ok(parsed) => {
-                revisions.push(parsed.revision().clone());
-                previous = Some(parsed);
-            }
-            Err(error) => return (revisions, Some(error)),
-        }
-    }
-    (revisions, None)
 }
 
 /// The revision files of a root with a ledger that the ledger does not
 /// record (and that a load therefore never reads), in ingestion order;
-/// empty for a root without a ledger. `state` is the root as loaded.
+/// empty for a root without a ledger. `held` says whether the Journal
+/// loaded from the root holds the revision of an artifact at a version.
 pub fn unrecorded(
     root: &Path,
     options: LoadOptions,
-    state: &ChainState,
+    held: &dyn Fn(&ArtifactCoordinate, JournalVersion) -> bool,
 ) -> Result<Vec<std::path::PathBuf>, JournalError> {
     let fs = RealFileSystem;
     if !ledger::exists(&fs, root)? {
         return Ok(Vec::new());
     }
-    recorded::unrecorded_files(&fs, root, options, state)
+    recorded::unrecorded_files(&fs, root, options, held)
 }
 
 /// Re-reads the root against `state`: unchanged files (same digest) are counted
@@ -366,17 +190,6 @@ pub fn refresh(
     refresh_with(&RealFileSystem, root, options, state, publish)
 }
 
-/// What the parallel step of a refresh learned about one file.
-enum Reread {
-    /// The state already has this artifact and version: only the digests matter.
-    Known {
-        stored: RevisionDigest,
-        found: RevisionDigest,
-    },
-    /// A revision the state does not have yet, parsed and checked.
-    New(JournalRevision),
-}
-
 /// [`refresh`] through `fs` instead of the real file system.
 ///
 /// A file whose artifact and version are already stored is compared by
@@ -390,66 +203,8 @@ pub fn refresh_with(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    if let Some(ledger) = ledger::read(fs, root)? {
-        return recorded::refresh(fs, root, options, &ledger, state, publish);
-    }
-    let walk = layout::walk(fs, root, options)?;
-    let rereads: Vec<Result<Reread, JournalError>> = walk
-        .files
-        .par_iter()
-        .map_init(Interner::default, |interner, file| {
-            let bytes = read::read_bytes(fs, file)?;
-            if let Some(stored) = state.revision(&file.coordinate, file.version) {
-                // The digest is the SHA-256 of the exact bytes, so bytes with
-                // the stored digest are the stored (valid UTF-8) text: only
-                // different bytes need decoding, for an `InvalidUtf8` first.
-                let found = RevisionDigest::of_bytes(&bytes);
-                if found != *stored.digest() {
-                    read::decode(bytes).map_err(|e| e.with_path(file.path()))?;
-                }
-                Ok(Reread::Known {
-                    stored: *stored.digest(),
-                    found,
-                })
-            } else {
-                let text = read::decode(bytes).map_err(|e| e.with_path(file.path()))?;
-                read::parse_checked(file, &text, interner).map(Reread::New)
-            }
-        })
-        .collect();
-    let mut current = state.clone();
-    let (mut ingested, mut unchanged) = (0, 0);
-    for (file, reread) in walk.files.iter().zip(rereads) {
-        match reread? {
-            Reread::Known { stored, found } if stored == found => unchanged += 1,
-            Reread::Known { stored, found } => {
-                return Err(build::error(
-                    ErrorKind::Conflict,
-                    format!(
-                        "found a text with digest {found} for {} {}, expected the stored \
-                         revision's digest {stored} (a stored revision never changes)",
-                        file.coordinate, file.version,
-                    ),
-                )
-                .with_path(file.path()));
-            }
-            Reread::New(revision) => {
-                let next = current
-                    .ingest_revision(revision)
-                    .map_err(|e| e.with_path(file.path()))?;
-                match next.outcome() {
-                    Outcome::Accepted => {
-                        current = next.into_state();
-                        publish(current.clone());
-                        ingested += 1;
-                    }
-                    Outcome::Unchanged => unchanged += 1,
-                }
-            }
-        }
-    }
-    match walk.error {
-        Some(error) => Err(error),
-        None => Ok(build::refresh_report(ingested, unchanged, 0)),
+    match ledger::read(fs, root)? {
+        Some(ledger) => recorded::refresh(fs, root, options, &ledger, state, publish),
+        None => refresh::refresh(fs, root, options, state, publish),
     }
 }

@@ -79,8 +79,9 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
     })
 }
 
-/// Parses `text`, the content of `file` (once), and checks `ARTIFACT`
-/// against the directory and `JOURNAL_VERSION` against the file name stem.
+/// Parses `text`, the content of `file`, and checks its header against the
+/// file's place (`ARTIFACT` against the directory, `JOURNAL_VERSION`
+/// against the file name stem).
 pub(crate) fn parse_checked(
     file: &RevisionFile,
     text: &str,

@@ -7,16 +7,15 @@ use std::path::{Path, PathBuf};
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
-use nenjim_journal_api::valuetypes::{ArtifactCoordinate, RevisionDigest};
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
-use rayon::prelude::*;
 
-use crate::LoadOptions;
 use crate::file_system::FileSystem;
 use crate::layout::{self, RevisionFile};
 use crate::ledger::{Ledger, RevisionPointer};
 use crate::read;
+use crate::{LoadOptions, pipeline};
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
     build::error(ErrorKind::LedgerMismatch, message).with_path(path)
@@ -101,14 +100,19 @@ fn read_recorded(
 type Parsed = (Vec<(u64, JournalRevision)>, Option<(u64, JournalError)>);
 
 /// Loads exactly the revisions `ledger` records, numbered as recorded.
+///
+/// The same pipeline as a load without a ledger: workers parse the
+/// artifacts (each artifact's files in order, each after the one before,
+/// with `parse_after`), taken in the order of their first sequence, while
+/// this thread ingests in ledger order as the revisions arrive (a root whose
+/// ledger was recorded from a start, or appended an artifact at a time,
+/// arrives in order and never waits). The first error in ledger order wins,
+/// whether the parse or ingestion finds it.
 pub(crate) fn load(
     fs: &dyn FileSystem,
     root: &Path,
     ledger: &Ledger,
 ) -> Result<ChainState, JournalError> {
-    // Each artifact's files are parsed in order (each after the one before,
-    // as a load without a ledger does), artifacts in parallel; ingestion
-    // then follows the ledger's order.
     let mut groups: BTreeMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = BTreeMap::new();
     for (sequence, pointer) in ledger.revisions() {
         groups
@@ -116,54 +120,73 @@ pub(crate) fn load(
             .or_default()
             .push((sequence, pointer));
     }
-    let groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
+    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
+    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
     let shared = SharedInterner::default();
-    let parsed: Vec<Parsed> = groups
-        .par_iter()
-        .map_init(
-            || Interner::backed_by(&shared),
-            |interner, files| {
-                let mut revisions = Vec::with_capacity(files.len());
-                let mut previous: Option<ParsedText> = None;
-                for &(sequence, pointer) in files {
-                    match read_recorded(fs, root, pointer, interner, previous.as_ref()) {
-                        Ok(parsed) => {
-                            revisions.push((sequence, parsed.revision().clone()));
-                            previous = Some(parsed);
-                        }
-                        Err(error) => return (revisions, Some((sequence, error))),
-                    }
-                }
-                (revisions, None)
-            },
-        )
-        .collect();
-    // The first error in ledger order wins, whether the parallel step or
-    // ingestion finds it.
-    let mut first_error: Option<(u64, JournalError)> = None;
-    let mut revisions = Vec::with_capacity(ledger.entries().len());
-    for (group, error) in parsed {
-        revisions.extend(group);
-        if let Some((sequence, error)) = error
-            && first_error.as_ref().is_none_or(|(s, _)| sequence < *s)
-        {
-            first_error = Some((sequence, error));
-        }
-    }
-    revisions.sort_unstable_by_key(|(sequence, _)| *sequence);
     let mut state = ChainState::new();
-    for (sequence, revision) in revisions {
-        if let Some((s, _)) = &first_error
-            && *s < sequence
-        {
-            break;
+    let mut expected = ledger.revisions().map(|(sequence, _)| sequence).peekable();
+    let mut pending: BTreeMap<u64, JournalRevision> = BTreeMap::new();
+    let mut failed: Option<(u64, JournalError)> = None;
+    pipeline::in_order(
+        &groups,
+        || Interner::backed_by(&shared),
+        |interner, files| parse_group(fs, root, files, interner),
+        |(revisions, error): Parsed| {
+            pending.extend(revisions);
+            if let Some((sequence, error)) = error
+                && failed.as_ref().is_none_or(|(s, _)| sequence < *s)
+            {
+                failed = Some((sequence, error));
+            }
+            while let Some(&next) = expected.peek() {
+                if let Some(revision) = pending.remove(&next) {
+                    ingest_at(&mut state, root, next, revision)?;
+                    expected.next();
+                } else if let Some((s, _)) = &failed
+                    && *s == next
+                    && let Some((_, error)) = failed.take()
+                {
+                    return Err(error);
+                } else {
+                    break;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    match (failed, expected.peek()) {
+        (Some((_, error)), _) => Err(error),
+        (None, None) => Ok(state),
+        // Every recorded revision is parsed or fails: none can be missing.
+        (None, Some(sequence)) => Err(mismatch(
+            crate::ledger::entry_path(root, *sequence),
+            format!(
+                "found no revision read for sequence {sequence}, expected every recorded revision to be read"
+            ),
+        )),
+    }
+}
+
+/// Parses one artifact's recorded files in order, each after the one
+/// before; stops at the first error.
+fn parse_group(
+    fs: &dyn FileSystem,
+    root: &Path,
+    files: &[(u64, &RevisionPointer)],
+    interner: &mut Interner,
+) -> Parsed {
+    let mut revisions = Vec::with_capacity(files.len());
+    let mut previous: Option<ParsedText> = None;
+    for &(sequence, pointer) in files {
+        match read_recorded(fs, root, pointer, interner, previous.as_ref()) {
+            Ok(parsed) => {
+                revisions.push((sequence, parsed.revision().clone()));
+                previous = Some(parsed);
+            }
+            Err(error) => return (revisions, Some((sequence, error))),
         }
-        ingest_at(&mut state, root, sequence, revision)?;
     }
-    match first_error {
-        Some((_, error)) => Err(error),
-        None => Ok(state),
-    }
+    (revisions, None)
 }
 
 /// Ingests a recorded revision at its sequence; a revision recorded twice is
@@ -237,24 +260,30 @@ pub(crate) fn refresh(
         publish(current.clone());
         ingested += 1;
     }
-    let unrecorded = unrecorded_files(fs, root, options, &current)?.len();
+    let held = |c: &ArtifactCoordinate, v| current.revision(c, v).is_some();
+    let unrecorded = unrecorded_files(fs, root, options, &held)?.len();
     Ok(build::refresh_report(ingested, unchanged, unrecorded))
 }
 
-/// The revision files of `root` that `state` (loaded from its ledger) does
-/// not hold: files the ledger does not record. Layout errors are not
-/// reported here (a root with a ledger loads by its ledger alone).
+/// The revision files of `root` that the Journal loaded from its ledger
+/// does not hold (`held`): files the ledger does not record. Layout errors
+/// are not reported here (a root with a ledger loads by its ledger alone).
 pub(crate) fn unrecorded_files(
     fs: &dyn FileSystem,
     root: &Path,
     options: LoadOptions,
-    state: &ChainState,
+    held: &dyn Fn(&ArtifactCoordinate, JournalVersion) -> bool,
 ) -> Result<Vec<PathBuf>, JournalError> {
-    let walk = layout::walk(fs, root, options)?;
-    Ok(walk
-        .files
-        .iter()
-        .filter(|file| state.revision(&file.coordinate, file.version).is_none())
-        .map(RevisionFile::path)
-        .collect())
+    let artifacts = layout::artifacts(fs, root)?;
+    let mut unrecorded = Vec::new();
+    for artifact in &artifacts.dirs {
+        let (files, _) = layout::artifact_files(fs, artifact, options);
+        unrecorded.extend(
+            files
+                .iter()
+                .filter(|file| !held(&file.coordinate, file.version))
+                .map(RevisionFile::path),
+        );
+    }
+    Ok(unrecorded)
 }

@@ -3,13 +3,11 @@
 //! are those of a sequential load, whatever order the batches finish in.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{Root, genesis, successor, ts};
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::build;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, load};
+use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 
 /// More artifacts than several batches hold (a batch is 64 artifacts).
 const ARTIFACTS: usize = 300;

@@ -2,103 +2,27 @@
 //! rarely (or not at all when the tests run as root).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use std::collections::HashMap;
 use std::error::Error as _;
-use std::ffi::OsString;
 use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::Arc;
 
-use common::{Root, genesis, successor, ts};
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_fs::{
-    EntryKind, EntryMetadata, FileSystem, LoadOptions, RealFileSystem, load_with, refresh_with,
-};
+use nenjim_journal_fs::{LoadOptions, RealFileSystem, load_with, refresh_with};
+use nenjim_journal_testkit::faults::{Fault, Op, Recording, Swap};
+use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 use rstest::rstest;
 
-/// What goes wrong, and at which call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fault {
-    /// `metadata`/`symlink_metadata` of the path is denied.
-    MetadataDenied,
-    /// `read_dir` of the path is denied.
-    ListingDenied,
-    /// `read` of the path is denied.
-    ReadDenied,
-    /// The file disappears between listing and reading.
-    VanishesBeforeRead,
-    /// The file is replaced by a directory between listing and reading
-    /// (really, on disk, so the real reader's own check is exercised).
-    BecomesDirectoryBeforeRead,
-    /// The file grows past the limit between listing and reading.
-    LiesAboutItsSize,
+/// The real file system, failing `op` on `path` with `fault`.
+fn faulty(op: Op, path: PathBuf, fault: Fault) -> Recording<RealFileSystem> {
+    let fs = Recording::new(Arc::new(RealFileSystem));
+    fs.fail((op, path), fault);
+    fs
 }
 
-#[derive(Debug, Default)]
-struct FaultyFileSystem {
-    faults: Mutex<HashMap<PathBuf, Fault>>,
-}
-
-impl FaultyFileSystem {
-    fn with(path: PathBuf, fault: Fault) -> FaultyFileSystem {
-        let fs = FaultyFileSystem::default();
-        fs.faults.lock().unwrap().insert(path, fault);
-        fs
-    }
-
-    fn fault(&self, path: &Path) -> Option<Fault> {
-        self.faults.lock().unwrap().get(path).copied()
-    }
-}
-
-fn denied() -> io::Error {
-    io::Error::from(io::ErrorKind::PermissionDenied)
-}
-
-impl FileSystem for FaultyFileSystem {
-    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        match self.fault(path) {
-            Some(Fault::MetadataDenied) => Err(denied()),
-            _ => RealFileSystem.metadata(path),
-        }
-    }
-
-    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        match self.fault(path) {
-            Some(Fault::MetadataDenied) => Err(denied()),
-            Some(Fault::LiesAboutItsSize) => Ok(EntryMetadata::new(EntryKind::File, 10)),
-            _ => RealFileSystem.symlink_metadata(path),
-        }
-    }
-
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
-        match self.fault(path) {
-            Some(Fault::ListingDenied) => Err(denied()),
-            _ => RealFileSystem.read_dir(path),
-        }
-    }
-
-    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        match self.fault(path) {
-            Some(Fault::ReadDenied) => Err(denied()),
-            Some(Fault::VanishesBeforeRead) => Err(io::Error::from(io::ErrorKind::NotFound)),
-            Some(Fault::BecomesDirectoryBeforeRead) => {
-                std::fs::remove_file(path)?;
-                std::fs::create_dir(path)?;
-                RealFileSystem.read(path, limit)
-            }
-            Some(Fault::LiesAboutItsSize) => {
-                let size = usize::try_from(limit)
-                    .unwrap_or(usize::MAX)
-                    .saturating_add(1);
-                Ok(vec![b'#'; size])
-            }
-            _ => RealFileSystem.read(path, limit),
-        }
-    }
+fn denied() -> Fault {
+    Fault::Os(io::ErrorKind::PermissionDenied)
 }
 
 fn populated() -> (Root, PathBuf) {
@@ -113,6 +37,13 @@ fn populated() -> (Root, PathBuf) {
     (root, file)
 }
 
+fn os_error(error: &JournalError) -> Option<i32> {
+    error
+        .source()
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .and_then(io::Error::raw_os_error)
+}
+
 fn io_kind(error: &JournalError) -> Option<io::ErrorKind> {
     error
         .source()
@@ -123,60 +54,70 @@ fn io_kind(error: &JournalError) -> Option<io::ErrorKind> {
 #[rstest]
 #[case::root_metadata_denied(
     "",
-    Fault::MetadataDenied,
+    Op::Metadata,
+    denied(),
     ErrorKind::RootUnreadable,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::root_listing_denied(
     "",
-    Fault::ListingDenied,
+    Op::ReadDir,
+    denied(),
     ErrorKind::RootUnreadable,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::artifact_metadata_denied(
     "serde",
-    Fault::MetadataDenied,
+    Op::SymlinkMetadata,
+    denied(),
     ErrorKind::Io,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::artifact_listing_denied(
     "serde",
-    Fault::ListingDenied,
+    Op::ReadDir,
+    denied(),
     ErrorKind::Io,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::file_metadata_denied(
     "serde/20260101T000002Z.journal",
-    Fault::MetadataDenied,
+    Op::SymlinkMetadata,
+    denied(),
     ErrorKind::Io,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::file_read_denied(
     "serde/20260101T000002Z.journal",
-    Fault::ReadDenied,
+    Op::Read,
+    denied(),
     ErrorKind::Io,
     Some(io::ErrorKind::PermissionDenied)
 )]
 #[case::file_vanished(
     "serde/20260101T000002Z.journal",
-    Fault::VanishesBeforeRead,
+    Op::Read,
+    Fault::Os(io::ErrorKind::NotFound),
     ErrorKind::Io,
     Some(io::ErrorKind::NotFound)
 )]
 #[case::file_became_a_directory(
     "serde/20260101T000002Z.journal",
-    Fault::BecomesDirectoryBeforeRead,
+    Op::Read,
+    Fault::Swapped(Swap::Directory),
     ErrorKind::Io,
     Some(io::ErrorKind::IsADirectory)
 )]
 #[case::file_grew_past_the_limit(
     "serde/20260101T000002Z.journal",
-    Fault::LiesAboutItsSize,
+    Op::Read,
+    Fault::Grew,
     ErrorKind::TooLarge,
     None
 )]
 fn faults_are_typed_and_located(
     #[case] relative: &str,
+    #[case] op: Op,
     #[case] fault: Fault,
     #[case] kind: ErrorKind,
     #[case] os: Option<io::ErrorKind>,
@@ -187,11 +128,64 @@ fn faults_are_typed_and_located(
     } else {
         root.join(relative)
     };
-    let fs = FaultyFileSystem::with(path.clone(), fault);
+    let fs = faulty(op, path.clone(), fault);
     let error = load_with(&fs, root.path(), LoadOptions::new()).unwrap_err();
     assert_eq!(error.kind(), kind, "{error}");
     assert_eq!(error.path(), Some(path.as_path()), "{error}");
     assert_eq!(io_kind(&error), os, "{error:?}");
+}
+
+#[test]
+fn a_file_swapped_for_a_symbolic_link_after_the_listing_is_refused_at_open() {
+    let (root, file) = populated();
+    let fs = faulty(Op::Read, file.clone(), Fault::Swapped(Swap::Symlink));
+    let error = load_with(&fs, root.path(), LoadOptions::new()).unwrap_err();
+    assert!(
+        std::fs::symlink_metadata(&file).unwrap().is_symlink(),
+        "the fault really swapped the file"
+    );
+    // Following the link would have loaded the copy: the real file system
+    // refuses the link itself (`O_NOFOLLOW`).
+    assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+    assert_eq!(error.path(), Some(file.as_path()), "{error}");
+    assert_eq!(os_error(&error), Some(libc::ELOOP), "{error:?}");
+    // Through the real file system alone, the listing already refuses it.
+    let listed = load_with(&RealFileSystem, root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(listed.kind(), ErrorKind::UnexpectedEntry, "{listed}");
+}
+
+#[test]
+fn a_file_swapped_for_a_fifo_after_the_listing_is_refused_without_blocking() {
+    let (root, file) = populated();
+    let fs = faulty(Op::Read, file.clone(), Fault::Swapped(Swap::Fifo));
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let load_root = root.path().to_path_buf();
+    let loader = std::thread::spawn(move || {
+        let _ = sender.send(load_with(&fs, &load_root, LoadOptions::new()));
+    });
+    // A reader that blocked on the FIFO would wait for a writer forever: the
+    // bound only turns such a hang into a failure, it never decides a pass.
+    let result = receiver.recv_timeout(std::time::Duration::from_secs(120));
+    let Ok(result) = result else {
+        // Unblock the reader (it is waiting for a writer), then fail.
+        let _ = std::fs::OpenOptions::new().write(true).open(&file);
+        panic!("the load blocked on the FIFO");
+    };
+    loader.join().unwrap();
+    let error = result.unwrap_err();
+    assert!(
+        std::os::unix::fs::FileTypeExt::is_fifo(
+            &std::fs::symlink_metadata(&file).unwrap().file_type()
+        ),
+        "the fault really made a FIFO"
+    );
+    assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+    assert_eq!(error.path(), Some(file.as_path()), "{error}");
+    assert_eq!(
+        io_kind(&error),
+        Some(io::ErrorKind::InvalidInput),
+        "{error:?}"
+    );
 }
 
 #[test]
@@ -202,7 +196,7 @@ fn a_fault_during_refresh_keeps_what_was_published_before() {
     let state = load_with(&RealFileSystem, root.path(), LoadOptions::new()).unwrap();
     root.put("aaa", &ts(2), &successor(&a, "aaa", &ts(2), &[]));
     let broken = root.put("bbb", &ts(1), &genesis("bbb", &ts(1), &[]));
-    let fs = FaultyFileSystem::with(broken.clone(), Fault::ReadDenied);
+    let fs = faulty(Op::Read, broken.clone(), denied());
     let mut published: Vec<ChainState> = Vec::new();
     let error = refresh_with(&fs, root.path(), LoadOptions::new(), &state, &mut |s| {
         published.push(s);

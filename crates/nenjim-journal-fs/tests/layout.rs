@@ -1,15 +1,13 @@
 //! Section 7 "On disk": every layout case as one row of a table.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use std::error::Error as _;
 use std::os::unix::fs::symlink;
 
-use common::{Root, genesis, successor, ts};
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_fs::{LoadOptions, MAX_FILE_LEN, load};
+use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 use rstest::rstest;
 
 /// What loading a root should do.

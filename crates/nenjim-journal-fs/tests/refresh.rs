@@ -2,15 +2,13 @@
 //! one at a time, conflicts refused, history never erased.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
-use common::{Root, genesis, successor, ts};
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, load, refresh};
+use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 
 fn serde() -> ArtifactCoordinate {
     "serde".parse().unwrap()

@@ -1,12 +1,14 @@
-//! A large text parses in linear time and without copying lines (a smoke
-//! test: 20 000 releases, about 3 MB).
+//! A large text parses (a smoke test: 20 000 releases, about 3 MB). That
+//! parsing is linear is checked by the benches, as a ratio of two sizes in
+//! one run (`benches/benches/p1_ingest.rs`, the P1 growth row of `cargo
+//! xtask bench-report`), never by a clock in a test.
 
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
 use std::fmt::Write as _;
 
 #[test]
-fn a_large_revision_parses_quickly() {
+fn a_large_revision_parses() {
     let mut text = String::from(
         "FORMAT nenjim-journal/1\nARTIFACT big\nJOURNAL_VERSION 20261129T101530Z\nPREDECESSOR GENESIS\nDESCRIPTION \"d\"\n",
     );
@@ -19,10 +21,7 @@ fn a_large_revision_parses_quickly() {
         );
     }
     text.push_str("YANK (,1.100.0) \"old\"\nRECOMMEND 1.19999.0\n");
-    let start = std::time::Instant::now();
     let revision = nenjim_journal_parser::parse(&text).unwrap_or_else(|e| panic!("{e}"));
-    let elapsed = start.elapsed();
     assert_eq!(revision.releases().len(), 20_000);
-    // Generous even for an unoptimized build on a busy machine.
-    assert!(elapsed.as_secs() < 20, "took {elapsed:?}");
+    assert_eq!(revision.policy().len(), 2);
 }

@@ -2,14 +2,11 @@
 //! guarantees as `replay`, and resuming from a stored sequence.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
-mod common;
-
-use common::{Root, genesis, revision, ts};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::{EventChange, JournalEvent, ReplayRequest};
 use nenjim_journal_ref::JournalAssembly;
+use nenjim_journal_testkit::texts::{Root, genesis, revision, ts};
 
 /// serde: g (1.0.0), s1 (+1.1.0, RECOMMEND 1.1.0), s2 (+2.0.0, YANK 1.0.0,
 /// RECOMMEND 1.1.0 withdrawn, RECOMMEND 2.0.0); left-pad: a genesis.

@@ -7,22 +7,18 @@
 //! unique within one start or refresh, rather than by its position).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-// One test support module for the loader and the reference Journal.
-#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
-mod common;
-mod hardening_support;
-
 use std::error::Error as _;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::{genesis, successor, ts};
-use hardening_support::{Call, Fault, MemoryFs, Op, Recording};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{JournalRevision, ReplayRequest};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
+use nenjim_journal_testkit::faults::{Call, Fault, Op, Recording};
+use nenjim_journal_testkit::memory_fs::MemoryFs;
+use nenjim_journal_testkit::texts::{genesis, successor, ts};
 
 fn root() -> PathBuf {
     PathBuf::from("/journal")
@@ -127,6 +123,7 @@ fn assert_located(error: &JournalError, call: &Call, fault: Fault) {
             };
             assert_eq!(error.kind(), expected, "{op:?} {fault:?}: {error}");
         }
+        Fault::Grew | Fault::Swapped(_) => panic!("{fault:?} is not one of Fault::ALL"),
     }
 }
 

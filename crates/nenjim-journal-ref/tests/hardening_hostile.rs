@@ -7,24 +7,19 @@
 //! set (see `fuzz/README.md`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-// One test support module for the loader and the reference Journal.
-#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
-mod common;
-mod hardening_support;
-
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use common::{genesis, ts};
-use hardening_support::MemoryFs;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::valuetypes::ContentDigest;
 use nenjim_journal_fs::{
     EntryKind, EntryMetadata, FileSystem, LoadOptions, MAX_FILE_LEN, RealFileSystem, load_with,
 };
+use nenjim_journal_testkit::memory_fs::MemoryFs;
+use nenjim_journal_testkit::texts::{genesis, ts};
 
 fn full() -> bool {
     std::env::var_os("NENJIM_HARDENING_FULL").is_some_and(|v| v == "1")

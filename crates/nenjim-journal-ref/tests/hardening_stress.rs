@@ -4,21 +4,16 @@
 //! refresher does `REFRESHES` refreshes, the readers read until it is done.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-// One test support module for the loader and the reference Journal.
-#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
-mod common;
-mod hardening_support;
-
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use common::{genesis, successor, ts};
-use hardening_support::MemoryFs;
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::{JournalRevision, ReplayRequest};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
+use nenjim_journal_testkit::memory_fs::MemoryFs;
+use nenjim_journal_testkit::texts::{genesis, successor, ts};
 
 /// Refreshes by the writer; each one ingests one new revision.
 const REFRESHES: usize = 2000;

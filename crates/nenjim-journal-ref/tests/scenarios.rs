@@ -2,15 +2,10 @@
 //! the scenario), plus the lifecycle and concurrency cases of the issue.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-// One test support module for the loader and the reference Journal.
-#[path = "../../nenjim-journal-fs/tests/common/mod.rs"]
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::{Root, genesis, revision, successor, ts};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::NenjimProcess;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
@@ -20,6 +15,7 @@ use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, JournalVersion, ReleaseVersion, RevisionDigest,
 };
 use nenjim_journal_ref::{COMPONENT_NAME, JournalAssembly, LoadOptions};
+use nenjim_journal_testkit::texts::{Root, genesis, revision, successor, ts};
 
 fn coordinate(text: &str) -> ArtifactCoordinate {
     text.parse().unwrap()

@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::JournalService;
-use nenjim_journal_api::model::ReplayRequest;
-use nenjim_journal_chain::ChainState;
+use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_fs::{LoadOptions, RealFileSystem, ledger};
 
 use crate::failure::CliError;
@@ -21,14 +20,7 @@ pub fn unrecorded(
     if !ledger::exists(&RealFileSystem, root)? {
         return Ok(Vec::new());
     }
-    // The loaded revisions as a chain state (membership is all that is
-    // asked of it), rebuilt from the service without reading a file again.
-    let mut cursor = service.replay(&ReplayRequest::after(0))?;
-    let mut revisions = Vec::new();
-    while let Some(revision) = cursor.next()? {
-        revisions.push(revision);
-    }
-    let state = ChainState::new().ingest_all(revisions)?;
     let options = LoadOptions::new().with_examples(examples);
-    Ok(nenjim_journal_fs::unrecorded(root, options, &state)?)
+    let held = |c: &ArtifactCoordinate, v| service.revision(c, v).ok().flatten().is_some();
+    Ok(nenjim_journal_fs::unrecorded(root, options, &held)?)
 }

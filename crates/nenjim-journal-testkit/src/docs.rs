@@ -1,6 +1,5 @@
 //! Test support: write Journal texts from small descriptions, build the same
 //! revision through the API builders, and take comparable pictures of a state.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
 

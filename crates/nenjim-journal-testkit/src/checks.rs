@@ -14,10 +14,9 @@
 //!   ingested step by step; each outcome matches an independent model of
 //!   section 6, and the state's invariants hold after every step.
 //!
-//! This file is included as a module by `fuzz/src/lib.rs` and by the
-//! chain crate's `tests/hardening_fuzz.rs`: it depends only on
-//! `nenjim_journal_api`, `nenjim_journal_parser` and `nenjim_journal_chain`.
-#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+//! The fuzz targets (`fuzz/`) call these through that package's library,
+//! and the chain crate's `tests/hardening_fuzz.rs` runs them as bounded
+//! stable tests: both run exactly this logic.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

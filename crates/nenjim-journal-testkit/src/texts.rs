@@ -1,5 +1,4 @@
 //! Journal texts and temporary roots for the loader's tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,17 +54,26 @@ pub fn successor(previous: &str, coordinate: &str, version: &str, releases: &[&s
 }
 
 /// A temporary Journal root.
+#[derive(Debug)]
 pub struct Root {
     dir: TempDir,
 }
 
+impl Default for Root {
+    fn default() -> Root {
+        Root::new()
+    }
+}
+
 impl Root {
+    /// A new empty root in a temporary directory (removed when dropped).
     pub fn new() -> Root {
         Root {
             dir: tempfile::tempdir().expect("a temporary directory"),
         }
     }
 
+    /// The root's path.
     pub fn path(&self) -> &Path {
         self.dir.path()
     }

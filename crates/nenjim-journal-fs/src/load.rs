@@ -1,0 +1,98 @@
+//! A start: the whole root into a new state, all or nothing.
+
+use std::path::Path;
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
+
+use crate::file_system::FileSystem;
+use crate::layout::{self, ArtifactDir, RevisionFile};
+use crate::{LoadOptions, pipeline, read};
+
+/// What one artifact's task found: the files it listed, the revisions it
+/// parsed from them, in order, and the error that stopped it, if any.
+#[derive(Debug)]
+struct ArtifactParsed {
+    files: Vec<RevisionFile>,
+    revisions: Vec<JournalRevision>,
+    error: Option<JournalError>,
+}
+
+/// See [`crate::load_with`].
+pub(crate) fn load(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<ChainState, JournalError> {
+    // The list of files to load (`layout`): the root's entries here, each
+    // artifact's files in the worker that parses them (a serial walk of
+    // 100 000 files was an eighth of a start). A task stops at its first
+    // error (a misplaced entry counts after the files listed before it);
+    // ingestion stops there too, so the files after it are never used.
+    let artifacts = layout::artifacts(fs, root)?;
+    // One interner per worker, backed by one store shared by the load, so a
+    // dependency target, license or requirement is validated and stored once.
+    let shared = SharedInterner::default();
+    let mut state = ChainState::new();
+    pipeline::in_order(
+        &artifacts.dirs,
+        || Interner::backed_by(&shared),
+        |interner, artifact| list_and_parse(fs, artifact, options, interner),
+        |artifact| {
+            for (file, revision) in artifact.files.iter().zip(artifact.revisions) {
+                state
+                    .ingest_revision_in_place(revision)
+                    .map_err(|e| e.with_path(file.path()))?;
+            }
+            artifact.error.map_or(Ok(()), Err)
+        },
+    )?;
+    match artifacts.error {
+        Some(error) => Err(error),
+        None => Ok(state),
+    }
+}
+
+/// Lists and parses one artifact directory.
+fn list_and_parse(
+    fs: &dyn FileSystem,
+    artifact: &ArtifactDir,
+    options: LoadOptions,
+    interner: &mut Interner,
+) -> ArtifactParsed {
+    let (files, listing_error) = layout::artifact_files(fs, artifact, options);
+    let (revisions, error) = parse_artifact(fs, &files, interner);
+    // A misplaced entry comes after the files listed before it.
+    ArtifactParsed {
+        files,
+        revisions,
+        error: error.or(listing_error),
+    }
+}
+
+/// Parses one artifact's files in order, each after the one before (its
+/// byte-identical release blocks share that file's values; ingestion shares
+/// the rest, which were written differently); stops at the first error.
+fn parse_artifact(
+    fs: &dyn FileSystem,
+    files: &[RevisionFile],
+    interner: &mut Interner,
+) -> (Vec<JournalRevision>, Option<JournalError>) {
+    let mut revisions: Vec<JournalRevision> = Vec::with_capacity(files.len());
+    // The file before, with its text: a successor restates its releases,
+    // and the blocks it restates byte for byte are not read again.
+    let mut previous: Option<ParsedText> = None;
+    for file in files {
+        match read::read_revision(fs, file, interner, previous.as_ref()) {
+            Ok(parsed) => {
+                revisions.push(parsed.revision().clone());
+                previous = Some(parsed);
+            }
+            Err(error) => return (revisions, Some(error)),
+        }
+    }
+    (revisions, None)
+}

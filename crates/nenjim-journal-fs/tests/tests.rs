@@ -1,0 +1,8 @@
+//! The integration tests of this crate, as one test binary (one link step
+//! instead of one per file; `autotests = false` in `Cargo.toml`): each
+//! file of `tests/` is a module.
+
+mod batches;
+mod faults;
+mod layout;
+mod refresh;
