@@ -142,8 +142,8 @@ fn invalid_name(path: &Path, message: String) -> JournalError {
 /// coordinate) but not yet listed.
 #[derive(Clone, Debug)]
 pub(crate) struct ArtifactDir {
-    path: Arc<Path>,
-    coordinate: ArtifactCoordinate,
+    pub(crate) path: Arc<Path>,
+    pub(crate) coordinate: ArtifactCoordinate,
 }
 
 /// The first level of a walk: the artifact directories, in ingestion order,
@@ -162,16 +162,9 @@ pub(crate) struct Artifacts {
 /// The root's own problems are returned as the error.
 pub(crate) fn artifacts(fs: &dyn FileSystem, root: &Path) -> Result<Artifacts, JournalError> {
     let mut artifacts = Artifacts::default();
-    for (name, kind) in root_entries(fs, root)? {
-        if is_hidden(&name) {
-            continue;
-        }
-        let path = root.join(&name);
-        match artifact(fs, &path, &name, kind) {
-            Ok(coordinate) => artifacts.dirs.push(ArtifactDir {
-                path: Arc::from(path),
-                coordinate,
-            }),
+    for item in root_items(fs, root)? {
+        match item {
+            Ok(dir) => artifacts.dirs.push(dir),
             Err(error) => {
                 artifacts.error = Some(error);
                 break;
@@ -179,6 +172,26 @@ pub(crate) fn artifacts(fs: &dyn FileSystem, root: &Path) -> Result<Artifacts, J
         }
     }
     Ok(artifacts)
+}
+
+/// Every entry of the root, checked, in ingestion order: an artifact
+/// directory or the error of a misplaced entry. A load stops at the first
+/// error ([`artifacts`]); a scan for every error ([`crate::scan`]) goes on.
+pub(crate) fn root_items(
+    fs: &dyn FileSystem,
+    root: &Path,
+) -> Result<Vec<Result<ArtifactDir, JournalError>>, JournalError> {
+    Ok(root_entries(fs, root)?
+        .into_iter()
+        .filter(|(name, _)| !is_hidden(name))
+        .map(|(name, kind)| {
+            let path = root.join(&name);
+            artifact(fs, &path, &name, kind).map(|coordinate| ArtifactDir {
+                path: Arc::from(path),
+                coordinate,
+            })
+        })
+        .collect())
 }
 
 /// Checks one root entry: an artifact directory named by its coordinate.
@@ -235,17 +248,27 @@ pub(crate) fn artifact_files(
     options: LoadOptions,
 ) -> (Vec<RevisionFile>, Option<JournalError>) {
     let mut files = Vec::new();
-    let error = list_files(fs, artifact, options, &mut files).err();
-    (files, error)
+    let items = match artifact_items(fs, artifact, options) {
+        Ok(items) => items,
+        Err(error) => return (files, Some(error)),
+    };
+    for item in items {
+        match item {
+            Ok(file) => files.push(file),
+            Err(error) => return (files, Some(error)),
+        }
+    }
+    (files, None)
 }
 
-/// [`artifact_files`], into `files`.
-fn list_files(
+/// Every entry of an artifact directory, checked, in ingestion order: a
+/// revision file to read or the error of a misplaced entry (ignored
+/// examples left out). The error is the directory's own (it cannot be listed).
+pub(crate) fn artifact_items(
     fs: &dyn FileSystem,
     artifact: &ArtifactDir,
     options: LoadOptions,
-    files: &mut Vec<RevisionFile>,
-) -> Result<(), JournalError> {
+) -> Result<Vec<Result<RevisionFile, JournalError>>, JournalError> {
     let (path, coordinate) = (&*artifact.path, &artifact.coordinate);
     let mut names = fs
         .read_dir_with_kinds(path)
@@ -254,16 +277,14 @@ fn list_files(
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));
     let dir = &artifact.path;
-    for (name, kind) in names {
-        if is_hidden(&name) {
-            continue;
-        }
-        let file_path = path.join(&name);
-        if let Some(file) = revision_file(fs, dir, &file_path, &name, kind, coordinate, options)? {
-            files.push(file);
-        }
-    }
-    Ok(())
+    Ok(names
+        .into_iter()
+        .filter(|(name, _)| !is_hidden(name))
+        .filter_map(|(name, kind)| {
+            let file_path = path.join(&name);
+            revision_file(fs, dir, &file_path, &name, kind, coordinate, options).transpose()
+        })
+        .collect())
 }
 
 /// Checks one entry of an artifact directory: a revision file to read

@@ -107,6 +107,7 @@ mod pipeline;
 mod read;
 mod recorded;
 mod refresh;
+mod scan;
 
 use std::path::Path;
 
@@ -117,6 +118,7 @@ use nenjim_journal_chain::ChainState;
 
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
+pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.
