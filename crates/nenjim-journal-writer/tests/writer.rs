@@ -625,3 +625,55 @@ fn child_appends_until_killed() {
         println!("APPENDED {name} {}", appended.sequence());
     }
 }
+
+/// The event feed of a root with a ledger: a consumer that stored the
+/// sequence of the last event it processed resumes after a restart (and
+/// after appends made meanwhile) with exactly the events it has not seen.
+#[test]
+fn the_event_feed_resumes_from_a_stored_sequence_across_restarts_of_a_ledger_root() {
+    use nenjim_journal_api::model::{EventChange, JournalEvent};
+
+    fn drain(root: &Path, after: u64) -> Vec<JournalEvent> {
+        let assembly = JournalAssembly::new(root);
+        assembly.process().start().unwrap();
+        let mut cursor = assembly
+            .service()
+            .replay_events(&ReplayRequest::after(after))
+            .unwrap();
+        let mut events = Vec::new();
+        while let Some(event) = cursor.next().unwrap() {
+            events.push(event);
+        }
+        events
+    }
+
+    let root = tempfile::tempdir().unwrap();
+    let aaa = genesis("aaa", "20260101T000000Z");
+    let mut writer = open(root.path());
+    writer.append(&aaa).unwrap();
+    writer.append(&genesis("bbb", "20260101T000000Z")).unwrap();
+    let seen = drain(root.path(), 0);
+    let stored = seen.last().unwrap().sequence();
+    assert_eq!(stored, 2);
+
+    // Appends while the consumer is away, one of them a historical import.
+    let aaa2 = successor(&aaa, "20260102T000000Z", &release("1.0.0", CONTENT));
+    writer.append(&aaa2).unwrap();
+    writer.append(&genesis("old", "19990101T000000Z")).unwrap();
+    writer.close().unwrap();
+
+    for _restart in 0..2 {
+        let resumed = drain(root.path(), stored);
+        let got: Vec<(u64, String, &EventChange)> = resumed
+            .iter()
+            .map(|e| (e.sequence(), e.coordinate().to_string(), e.change()))
+            .collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!((got[0].0, got[0].1.as_str()), (3, "aaa"));
+        assert!(
+            matches!(got[0].2, EventChange::ReleasePublished(r) if r.version().to_string() == "1.0.0")
+        );
+        assert_eq!((got[1].0, got[1].1.as_str()), (4, "old"));
+        assert_eq!(got[1].2, &EventChange::ArtifactCreated);
+    }
+}
