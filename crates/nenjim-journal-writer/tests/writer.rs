@@ -677,3 +677,35 @@ fn the_event_feed_resumes_from_a_stored_sequence_across_restarts_of_a_ledger_roo
         assert_eq!(got[1].2, &EventChange::ArtifactCreated);
     }
 }
+
+/// Two people each write a successor of the same head: the writer records
+/// the first and refuses the second (`StalePredecessor`), and a fork dropped
+/// into the root by hand is not part of the Journal, so every start still
+/// succeeds (a root without a ledger would refuse to start).
+#[test]
+fn a_fork_is_refused_by_the_writer_and_a_hand_placed_one_never_breaks_a_start() {
+    let root = tempfile::tempdir().unwrap();
+    let g = genesis("aaa", "20260101T000000Z");
+    let mut writer = open(root.path());
+    writer.append(&g).unwrap();
+    let first = successor(&g, "20260102T000000Z", &release("1.0.0", CONTENT));
+    let second = successor(&g, "20260103T000000Z", &release("2.0.0", CONTENT));
+    writer.append(&first).unwrap();
+    assert_eq!(
+        writer.append(&second).unwrap_err().kind(),
+        ErrorKind::StalePredecessor
+    );
+    writer.close().unwrap();
+
+    std::fs::write(root.path().join("aaa/20260103T000000Z.journal"), &second).unwrap();
+    let assembly = JournalAssembly::new(root.path());
+    assembly.process().start().unwrap();
+    let head = assembly.service().latest(&c("aaa")).unwrap().unwrap();
+    assert_eq!(head.journal_version().to_string(), "20260102T000000Z");
+    let held = |a: &ArtifactCoordinate, v| assembly.service().revision(a, v).unwrap().is_some();
+    let unrecorded = nenjim_journal_fs::unrecorded(root.path(), LoadOptions::new(), &held).unwrap();
+    assert_eq!(
+        unrecorded,
+        vec![root.path().join("aaa/20260103T000000Z.journal")]
+    );
+}
