@@ -341,6 +341,16 @@ pub fn run(
         for r in p7["roots"].as_array().cloned().unwrap_or_default() {
             let name = r["name"].as_str().unwrap_or("?").to_owned();
             let bench = format!("P7 million ({name})");
+            if let Some(error) = r["error"].as_str() {
+                rows.push(Row {
+                    bench,
+                    what: "start(), peak RSS and refresh (not measured)".to_owned(),
+                    ratio: None,
+                    target: Target::AtMost(1.5),
+                    detail: format!("the root could not be made: {error}"),
+                });
+                continue;
+            }
             let ratio = |a: &str, b: &str| match (r[a].as_f64(), r[b].as_f64()) {
                 (Some(a), Some(b)) if b > 0.0 => Some(a / b),
                 _ => None,
