@@ -107,10 +107,11 @@ pub fn cached_root(spec: &CorpusSpec) -> io::Result<PathBuf> {
 }
 
 /// A copy of `root` (hard links, beside it, `<root>.ledger`) with a ledger:
-/// an `FsJournalWriter` opened and closed on it once. Reused when it exists.
+/// an `FsJournalWriter` opened and closed on it once. Reused once complete
+/// (a `.complete` marker, written after the writer closed).
 pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
     let copy = root.with_extension("ledger");
-    if copy.join(".ledger/LEDGER").exists() {
+    if copy.join(COMPLETE).exists() {
         return Ok(copy);
     }
     if copy.exists() {
@@ -137,6 +138,8 @@ pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
     writer
         .close()
         .map_err(|e| io::Error::other(e.to_string()))?;
+    // Only a copy whose writer opened and closed cleanly is reused.
+    fs::write(copy.join(COMPLETE), "\n")?;
     Ok(copy)
 }
 
