@@ -21,9 +21,7 @@
 //!   [`ErrorContext`] trait locates it, and [`shown`] shows a found token
 //!   the way every message of the Journal does;
 //! - the token readers a parser shares with the value types' `FromStr`:
-//!   [`quoted_prefix`] and [`content_size`];
-//! - for an implementation's indexes: [`version_key`], a Journal version as
-//!   an integer in the same order.
+//!   [`quoted_prefix`] and [`content_size`].
 //!
 //! ```
 //! use nenjim_journal_api::model::PolicyStatement;
@@ -74,24 +72,6 @@ pub use share::{sharing_releases_with, with_sequence};
 
 fn semantic(message: impl Into<String>) -> JournalError {
     JournalError::new(ErrorKind::Semantic, message)
-}
-
-/// `version` as one integer in the same order (its digits `YYYYMMDDhhmmss`
-/// as a decimal number): for an index of versions that searches by value,
-/// e.g. a chain that guesses where a version lies between its first and
-/// last keys before it searches.
-///
-/// ```
-/// use nenjim_journal_api::model::build::version_key;
-/// use nenjim_journal_api::valuetypes::JournalVersion;
-/// let a: JournalVersion = "20261129T101530Z".parse()?;
-/// let b: JournalVersion = "20261130T000000Z".parse()?;
-/// assert_eq!(version_key(a), 20261129101530);
-/// assert!(version_key(a) < version_key(b));
-/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
-/// ```
-pub fn version_key(version: JournalVersion) -> u64 {
-    version.digits()
 }
 
 /// A `DEPENDS` line: a dependency on `artifact` in `requirement`, with an

@@ -36,11 +36,6 @@ fn pack(year: u32, month: u32, day: u32, hour: u32, minute: u32, second: u32) ->
 }
 
 impl JournalVersion {
-    /// The decimal number `YYYYMMDDhhmmss`, whose order is the version's.
-    pub(crate) fn digits(self) -> u64 {
-        self.0
-    }
-
     /// Packs a validated date and time.
     fn of(datetime: PrimitiveDateTime) -> JournalVersion {
         JournalVersion(pack(
