@@ -108,11 +108,22 @@ pub fn cached_root(spec: &CorpusSpec) -> io::Result<PathBuf> {
 
 /// A copy of `root` (hard links, beside it, `<root>.ledger`) with a ledger:
 /// an `FsJournalWriter` opened and closed on it once. Reused once complete
-/// (a `.complete` marker, written after the writer closed).
+/// (a `.complete` marker, written after the writer closed); a writer's
+/// failure is recorded in `<root>.ledger-failed` and returned again without
+/// a new attempt (delete that file to retry).
 pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
     let copy = root.with_extension("ledger");
     if copy.join(COMPLETE).exists() {
         return Ok(copy);
+    }
+    // A copy whose writer failed fails the same way again (the corpus is
+    // deterministic): the error is kept beside it, not paid for again.
+    let failed = copy.with_extension("ledger-failed");
+    if let Ok(error) = fs::read_to_string(&failed) {
+        return Err(io::Error::other(format!(
+            "{error} (recorded in {})",
+            failed.display()
+        )));
     }
     if copy.exists() {
         fs::remove_dir_all(&copy)?;
@@ -130,14 +141,16 @@ pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
             fs::hard_link(file.path(), target.join(file.file_name()))?;
         }
     }
-    let writer = nenjim_journal_writer::FsJournalWriter::open(
+    let opened = nenjim_journal_writer::FsJournalWriter::open(
         &copy,
         nenjim_journal_writer::WriterOptions::new(),
     )
-    .map_err(|e| io::Error::other(e.to_string()))?;
-    writer
-        .close()
-        .map_err(|e| io::Error::other(e.to_string()))?;
+    .and_then(|writer| writer.close());
+    if let Err(e) = opened {
+        fs::write(&failed, e.to_string())?;
+        fs::remove_dir_all(&copy)?;
+        return Err(io::Error::other(e.to_string()));
+    }
     // Only a copy whose writer opened and closed cleanly is reused.
     fs::write(copy.join(COMPLETE), "\n")?;
     Ok(copy)

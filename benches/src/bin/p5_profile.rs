@@ -66,7 +66,10 @@ fn main() -> ExitCode {
         };
         let as_of = middle.journal_version();
         let found = lookups(&*service, &artifact, as_of, n);
-        println!("{name}: {} revisions, {found} of {n} lookups found", revisions.len());
+        println!(
+            "{name}: {} revisions, {found} of {n} lookups found",
+            revisions.len()
+        );
     }
     ExitCode::SUCCESS
 }
