@@ -121,7 +121,8 @@ pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
     let failed = copy.with_extension("ledger-failed");
     if let Ok(error) = fs::read_to_string(&failed) {
         return Err(io::Error::other(format!(
-            "{error} (recorded in {})",
+            "{} (recorded in {})",
+            error.trim(),
             failed.display()
         )));
     }

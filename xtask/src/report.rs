@@ -207,7 +207,8 @@ pub fn run(
         "parser::parse vs serde_json into typed index structs",
         "p2_peer/journal_parse",
         "p2_peer/serde_json_index",
-        Target::AtMost(1.0),
+        // Issue 15's target (the first one was 1x).
+        Target::AtMost(0.5),
     ));
 
     let p3 = result(t, "p3_start");
@@ -305,14 +306,16 @@ pub fn run(
             p5["short"].as_u64().unwrap_or(1),
             p5["long"].as_u64().unwrap_or(1),
         );
-        for q in ["latest", "revision_as_of", "release"] {
+        // Issue 15 asks `revision_as_of` within 1.5x (with margin); the
+        // other two keep the first target, 2x.
+        for (q, most) in [("latest", 2.0), ("revision_as_of", 1.5), ("release", 2.0)] {
             rows.push(ratio_row(
                 t,
                 "P5 queries",
                 &format!("{q} on {long} revisions vs on {short}"),
                 &format!("p5_queries/{q}/{long}"),
                 &format!("p5_queries/{q}/{short}"),
-                Target::Within(0.5, 2.0),
+                Target::Within(0.5, most),
             ));
         }
     }
@@ -347,7 +350,10 @@ pub fn run(
                     what: "start(), peak RSS and refresh (not measured)".to_owned(),
                     ratio: None,
                     target: Target::AtMost(1.5),
-                    detail: format!("the root could not be made: {error}"),
+                    detail: format!(
+                        "the root could not be made: {}",
+                        error.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
                 });
                 continue;
             }
