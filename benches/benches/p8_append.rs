@@ -9,7 +9,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
@@ -100,35 +100,9 @@ fn p8_append(c: &mut Criterion) {
 }
 
 /// A copy of `root` (hard links: the same files) given a ledger by a writer.
-fn ledger_copy(root: &Path) -> PathBuf {
-    let copy = root.with_extension("ledger");
-    if copy.join(".ledger/LEDGER").exists() {
-        return copy;
-    }
-    let _ = fs::remove_dir_all(&copy);
-    fs::create_dir_all(&copy).unwrap();
-    for dir in fs::read_dir(root).unwrap() {
-        let dir = dir.unwrap();
-        if dir.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let target = copy.join(dir.file_name());
-        fs::create_dir(&target).unwrap();
-        for file in fs::read_dir(dir.path()).unwrap() {
-            let file = file.unwrap();
-            fs::hard_link(file.path(), target.join(file.file_name())).unwrap();
-        }
-    }
-    FsJournalWriter::open(&copy, WriterOptions::new())
-        .unwrap()
-        .close()
-        .unwrap();
-    copy
-}
-
 fn p8_ledger_start(c: &mut Criterion) {
     let plain = setup::cached_root(&setup::large_root_spec(setup::files())).unwrap();
-    let ledger = ledger_copy(&plain);
+    let ledger = setup::ledger_copy(&plain).unwrap();
     let mut group = c.benchmark_group("p8_ledger_start");
     group
         .sample_size(10)

@@ -4,9 +4,11 @@
 //!
 //! | variable | default | used by |
 //! |---|---|---|
-//! | `NENJIM_BENCH_FILES` | 10000 | P3, P4, P6, P7: files in the large root (`files/5` artifacts x 5 revisions, 2 releases each) |
+//! | `NENJIM_BENCH_FILES` | 10000 | P3, P4, P6, P9: files in the large root (`files/5` artifacts x 5 revisions, 2 releases each) |
 //! | `NENJIM_BENCH_CHAIN` | 10000 | P5: revisions of the long chain |
 //! | `NENJIM_BENCH_RELEASES` | 3000 | P1, P2: releases of the large revision (>= 1 MiB) |
+//! | `NENJIM_BENCH_MILLION` | 1000000 | P7: files of the million-revision root (and a tenth of it for growth) |
+//! | `NENJIM_BENCH_P7_RUNS` | 3 | P7: timed runs of each measure (the median is reported) |
 
 use std::fs;
 use std::io;
@@ -47,6 +49,11 @@ pub fn chain() -> usize {
 /// `NENJIM_BENCH_RELEASES` (default 3 000).
 pub fn releases() -> usize {
     env_usize("NENJIM_BENCH_RELEASES", 3_000).max(1)
+}
+
+/// `NENJIM_BENCH_MILLION` (default 1 000 000): the P7 root's files.
+pub fn million() -> usize {
+    env_usize("NENJIM_BENCH_MILLION", 1_000_000).max(10 * REVISIONS)
 }
 
 /// The cargo target directory (`CARGO_TARGET_DIR`, else `<workspace>/target`).
@@ -97,6 +104,57 @@ pub fn cached_root(spec: &CorpusSpec) -> io::Result<PathBuf> {
     let stats: CorpusStats = corpus::write_corpus(spec, &dir)?;
     fs::write(dir.join(COMPLETE), format!("{stats:?}\n"))?;
     Ok(dir)
+}
+
+/// A copy of `root` (hard links, beside it, `<root>.ledger`) with a ledger:
+/// an `FsJournalWriter` opened and closed on it once. Reused once complete
+/// (a `.complete` marker, written after the writer closed); a writer's
+/// failure is recorded in `<root>.ledger-failed` and returned again without
+/// a new attempt (delete that file to retry).
+pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
+    let copy = root.with_extension("ledger");
+    if copy.join(COMPLETE).exists() {
+        return Ok(copy);
+    }
+    // A copy whose writer failed fails the same way again (the corpus is
+    // deterministic): the error is kept beside it, not paid for again.
+    let failed = copy.with_extension("ledger-failed");
+    if let Ok(error) = fs::read_to_string(&failed) {
+        return Err(io::Error::other(format!(
+            "{} (recorded in {})",
+            error.trim(),
+            failed.display()
+        )));
+    }
+    if copy.exists() {
+        fs::remove_dir_all(&copy)?;
+    }
+    fs::create_dir_all(&copy)?;
+    for dir in fs::read_dir(root)? {
+        let dir = dir?;
+        if dir.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let target = copy.join(dir.file_name());
+        fs::create_dir(&target)?;
+        for file in fs::read_dir(dir.path())? {
+            let file = file?;
+            fs::hard_link(file.path(), target.join(file.file_name()))?;
+        }
+    }
+    let opened = nenjim_journal_writer::FsJournalWriter::open(
+        &copy,
+        nenjim_journal_writer::WriterOptions::new(),
+    )
+    .and_then(|writer| writer.close());
+    if let Err(e) = opened {
+        fs::write(&failed, e.to_string())?;
+        fs::remove_dir_all(&copy)?;
+        return Err(io::Error::other(e.to_string()));
+    }
+    // Only a copy whose writer opened and closed cleanly is reused.
+    fs::write(copy.join(COMPLETE), "\n")?;
+    Ok(copy)
 }
 
 /// The P5 root: artifact `short` with one revision and artifact `long` with

@@ -207,7 +207,8 @@ pub fn run(
         "parser::parse vs serde_json into typed index structs",
         "p2_peer/journal_parse",
         "p2_peer/serde_json_index",
-        Target::AtMost(1.0),
+        // Issue 15's target (the first one was 1x).
+        Target::AtMost(0.5),
     ));
 
     let p3 = result(t, "p3_start");
@@ -305,14 +306,16 @@ pub fn run(
             p5["short"].as_u64().unwrap_or(1),
             p5["long"].as_u64().unwrap_or(1),
         );
-        for q in ["latest", "revision_as_of", "release"] {
+        // Issue 15 asks `revision_as_of` within 1.5x (with margin); the
+        // other two keep the first target, 2x.
+        for (q, most) in [("latest", 2.0), ("revision_as_of", 1.5), ("release", 2.0)] {
             rows.push(ratio_row(
                 t,
                 "P5 queries",
                 &format!("{q} on {long} revisions vs on {short}"),
                 &format!("p5_queries/{q}/{long}"),
                 &format!("p5_queries/{q}/{short}"),
-                Target::Within(0.5, 2.0),
+                Target::Within(0.5, most),
             ));
         }
     }
@@ -332,26 +335,108 @@ pub fn run(
         Target::AtMost(1.2),
     ));
 
-    if let Some(p7) = result(t, "p7_events") {
+    if let Some(p7) = result(t, "p7_million") {
         sizes.push(format!(
-            "P7: {} revisions of the large root, {} events",
-            p7["revisions"], p7["events"]
+            "P7: {} files, {} artifacts, {} bytes (growth against {} files); floor on {} threads; median of {} runs each",
+            p7["files"], p7["artifacts"], p7["bytes"], p7["small_files"], p7["cores"], p7["runs"]
+        ));
+        let secs = |v: &Value| v.as_f64().map_or("-".to_owned(), time);
+        for r in p7["roots"].as_array().cloned().unwrap_or_default() {
+            let name = r["name"].as_str().unwrap_or("?").to_owned();
+            let bench = format!("P7 million ({name})");
+            if let Some(error) = r["error"].as_str() {
+                rows.push(Row {
+                    bench,
+                    what: "start(), peak RSS and refresh (not measured)".to_owned(),
+                    ratio: None,
+                    target: Target::AtMost(1.5),
+                    detail: format!(
+                        "the root could not be made: {}",
+                        error.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                });
+                continue;
+            }
+            let ratio = |a: &str, b: &str| match (r[a].as_f64(), r[b].as_f64()) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            };
+            rows.push(Row {
+                bench: bench.clone(),
+                what: format!("start() vs read+hash floor, {} files", p7["files"]),
+                ratio: ratio("start_ns", "floor_ns"),
+                target: Target::AtMost(1.5),
+                detail: format!(
+                    "start {} / floor {}",
+                    secs(&r["start_ns"]),
+                    secs(&r["floor_ns"])
+                ),
+            });
+            if name == "plain" {
+                let growth = match (r["start_ns"].as_f64(), p7["small_start_ns"].as_f64()) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                rows.push(Row {
+                    bench: bench.clone(),
+                    what: format!(
+                        "growth: start() at {} files vs at {} files (ideal 10x)",
+                        p7["files"], p7["small_files"]
+                    ),
+                    ratio: growth,
+                    target: Target::Within(9.0, 11.0),
+                    detail: format!(
+                        "start {} / start {}",
+                        secs(&r["start_ns"]),
+                        secs(&p7["small_start_ns"])
+                    ),
+                });
+            }
+            let m = &r["rss"];
+            rows.push(Row {
+                bench: bench.clone(),
+                what: "peak RSS (VmHWM) after start() vs journal bytes".to_owned(),
+                ratio: m["ratio_peak"].as_f64(),
+                target: Target::AtMost(0.5),
+                detail: format!(
+                    "VmHWM {} B, VmRSS after {} B, journals {} B",
+                    m["vm_hwm_after"], m["vm_rss_after"], m["journal_bytes"]
+                ),
+            });
+            rows.push(Row {
+                bench,
+                what: "refresh() of the unchanged root vs read+hash floor".to_owned(),
+                ratio: ratio("refresh_ns", "floor_ns"),
+                target: Target::AtMost(1.2),
+                detail: format!(
+                    "refresh {} / floor {}",
+                    secs(&r["refresh_ns"]),
+                    secs(&r["floor_ns"])
+                ),
+            });
+        }
+    }
+
+    if let Some(p9) = result(t, "p9_events") {
+        sizes.push(format!(
+            "P9: {} revisions of the large root, {} events",
+            p9["revisions"], p9["events"]
         ));
     }
     rows.push(ratio_row(
         t,
-        "P7 events",
+        "P9 events",
         "replay_events drained vs replay drained (every revision, from 0)",
-        "p7_events/events",
-        "p7_events/revisions",
+        "p9_events/events",
+        "p9_events/revisions",
         Target::AtMost(2.0),
     ));
     rows.push(ratio_row(
         t,
-        "P7 events",
+        "P9 events",
         "replay_events, reading each change, vs replay, reading each release and statement",
-        "p7_events/events_read",
-        "p7_events/revisions_read",
+        "p9_events/events_read",
+        "p9_events/revisions_read",
         Target::None,
     ));
 
@@ -413,8 +498,8 @@ pub fn run(
     }
     let _ = writeln!(
         md,
-        "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES` \
-         (see `benches/src/setup.rs`)."
+        "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES`, \
+         `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`)."
     );
     let notes = root.join("benches/report-notes.md");
     if let Ok(text) = fs::read_to_string(&notes) {

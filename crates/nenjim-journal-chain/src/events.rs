@@ -196,7 +196,7 @@ const READ_AHEAD: usize = 16;
 /// published and every reason stated would be one full memory latency, one
 /// after the other. Plain reads of the next [`READ_AHEAD`] revisions first
 /// let the processor fetch those lines in parallel; the sum only keeps the
-/// reads from being optimized away. (The bench P7 measures the effect.)
+/// reads from being optimized away. (The bench P9 measures the effect.)
 fn touch(revision: &JournalRevision) -> u64 {
     let mut sum = (revision.releases().len() + revision.policy().len()) as u64;
     for release in revision.releases().iter().rev().take(4) {

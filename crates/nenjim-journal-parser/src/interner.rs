@@ -124,6 +124,29 @@ impl SharedInterner {
 }
 
 impl Interner {
+    /// An empty interner for one parse of `text` (what [`parse`](crate::parse)
+    /// uses): its tables start with room for the distinct tokens a text of
+    /// that length usually has, instead of growing (and rehashing) from
+    /// empty while the text is read. Only the capacity differs from
+    /// `Interner::default()`.
+    pub(crate) fn for_text(text: &str) -> Interner {
+        // About one distinct requirement per 300 bytes and one distinct
+        // coordinate per 1 200 in the synthetic corpus and in crates.io-like
+        // texts; a short text gets the default (empty) tables.
+        let requirements = text.len() / 300;
+        let coordinates = text.len() / 1_200;
+        Interner {
+            tables: Tables {
+                coordinates: FxMap::with_capacity_and_hasher(coordinates, Default::default()),
+                licenses: FxMap::default(),
+                requirements: FxMap::with_capacity_and_hasher(requirements, Default::default()),
+                descriptions: FxMap::default(),
+                quoted: FxMap::default(),
+            },
+            shared: None,
+        }
+    }
+
     /// An empty interner whose new values are shared through `shared`.
     pub fn backed_by(shared: &SharedInterner) -> Interner {
         Interner {

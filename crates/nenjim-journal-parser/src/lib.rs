@@ -130,7 +130,7 @@ pub fn is_blank(text: &str) -> bool {
 /// error in text order is returned, of kind `Syntax` or `Semantic`, with its
 /// 1-based line and column (in characters). Never panics.
 pub fn parse(text: &str) -> Result<JournalRevision, JournalError> {
-    document::parse(text, &mut Interner::default(), None).map(|(revision, _)| revision)
+    document::parse(text, &mut Interner::for_text(text), None).map(|(revision, _)| revision)
 }
 
 /// [`parse`], sharing validated coordinates and licenses with the other

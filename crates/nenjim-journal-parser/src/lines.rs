@@ -2,7 +2,8 @@
 //! characters and indentation.
 //!
 //! [`Lines`] splits a text into [`Line`]s (slices of the text, never
-//! copies; a nom scanner over the bytes up to `\n`), and [`Line::classify`] decides what a line is: ignorable
+//! copies; one scan over the bytes finds each line's terminator and whether
+//! the line holds a control byte), and [`Line::classify`] decides what a line is: ignorable
 //! (blank or comment), top-level, or a release property (exactly two spaces
 //! of indentation). Everything that can be wrong with a line before its
 //! tokens are read is found here: a lone CR, a tab or other control
@@ -11,10 +12,7 @@
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::build::ErrorContext as _;
-use nom::branch::alt;
-use nom::bytes::complete::{tag, take_until};
-use nom::combinator::opt;
-use nom::combinator::rest;
+use nom::bytes::complete::take_until;
 use nom::{IResult, Parser};
 
 /// One line of the text, without its terminator, with its 1-based number.
@@ -24,6 +22,10 @@ pub(crate) struct Line<'a> {
     pub(crate) number: usize,
     /// The line's content, without `\n` or `\r\n`.
     pub(crate) text: &'a str,
+    /// Whether the newline scan already found that `text` holds no control
+    /// byte (below 0x20, or 0x7f): then [`Line::classify`] reads only the
+    /// indentation. `false` means "not known", and `classify` scans.
+    pub(crate) clean: bool,
 }
 
 /// What a non-erroneous line is.
@@ -80,6 +82,13 @@ impl<'a> Line<'a> {
     /// or exactly two spaces.
     pub(crate) fn classify(&self) -> Result<LineClass, JournalError> {
         let bytes = self.text.as_bytes();
+        if self.clean {
+            let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+            if matches!(bytes.get(indent), None | Some(b'#')) {
+                return Ok(LineClass::Ignorable);
+            }
+            return self.indentation(indent);
+        }
         // One scan for the common case: a CR and every other control
         // character are bytes below 0x20 or 0x7f, so a line without any is
         // only a matter of indentation. Otherwise the checks below run in
@@ -141,26 +150,75 @@ impl<'a> Line<'a> {
     }
 }
 
-/// A line's content and its terminator, as bytes.
-type LineBytes<'a> = (&'a [u8], Option<&'a [u8]>);
+/// Whether `b` is a control byte: below 0x20 (LF and CR among them) or DEL.
+const fn is_control(b: u8) -> bool {
+    b < 0x20 || b == 0x7f
+}
 
-/// One line and its optional `\n` terminator: nom over the text's bytes (an
-/// LF is one ASCII byte, so the split is a character boundary).
-fn line(input: &str) -> (&str, (&str, Option<char>)) {
-    // `take_until` of a one-byte needle is nom's `memchr` (vectorized); the
-    // last line of a text without a final terminator is all that is left.
-    let scanned: IResult<&[u8], LineBytes<'_>, ()> = alt((
-        (take_until(&b"\n"[..]), opt(tag(&b"\n"[..]))),
-        (rest, opt(tag(&b"\n"[..]))),
-    ))
-    .parse(input.as_bytes());
-    let Ok((_, (content, terminator))) = scanned else {
-        return ("", (input, None));
+/// The offset of the first control byte of `bytes` (its length if none):
+/// eight bytes at a time (a word test for "a byte below 0x20" and "a byte
+/// equal to 0x7f"), then byte by byte from the word that has one. The word
+/// test only decides where the byte-wise scan starts; the offset is always
+/// the byte-wise scan's, so the result is exact whatever the word test says.
+fn first_control(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        let x = w ^ (ONES * 0x7f);
+        let del = x.wrapping_sub(ONES) & !x & HIGH;
+        if below | del != 0 {
+            break;
+        }
+        i += 8;
+    }
+    let tail = bytes.get(i..).unwrap_or_default();
+    i + tail
+        .iter()
+        .position(|&b| is_control(b))
+        .unwrap_or(tail.len())
+}
+
+/// One line of `input`: `(rest, content, terminated, clean)`, where
+/// `content` excludes the `\n` or `\r\n` terminator and `clean` says that
+/// it holds no control byte. One scan finds the terminator and classifies
+/// the line's bytes at once (section 1): in a line without control bytes
+/// the first control byte is its `\n` (or the `\r` of its `\r\n`);
+/// otherwise the line is scanned again for its `\n` (nom's `take_until`,
+/// which is `memchr`) and `classify` reports the first offending byte.
+fn line(input: &str) -> (&str, &str, bool, bool) {
+    let bytes = input.as_bytes();
+    let k = first_control(bytes);
+    let (end, next, terminated, clean) = match (bytes.get(k), bytes.get(k + 1)) {
+        (None, _) => (k, k, false, true),
+        (Some(b'\n'), _) => (k, k + 1, true, true),
+        (Some(b'\r'), Some(b'\n')) => (k, k + 2, true, true),
+        (Some(_), _) => {
+            let rest = bytes.get(k..).unwrap_or_default();
+            let scanned: IResult<&[u8], &[u8], ()> = take_until(&b"\n"[..]).parse(rest);
+            match scanned {
+                Ok((_, before)) => {
+                    let n = k + before.len();
+                    // A CR just before the LF belongs to the terminator.
+                    let end = if n > 0 && bytes.get(n - 1) == Some(&b'\r') {
+                        n - 1
+                    } else {
+                        n
+                    };
+                    (end, n + 1, true, false)
+                }
+                Err(_) => (bytes.len(), bytes.len(), false, false),
+            }
+        }
     };
-    let n = content.len();
-    match (terminator, input.get(..n), input.get(n + 1..)) {
-        (Some(_), Some(raw), Some(rest)) => (rest, (raw, Some('\n'))),
-        _ => ("", (input, None)),
+    // `end` and `next` are at ASCII bytes (or the end): character boundaries.
+    match (input.get(..end), input.get(next..)) {
+        (Some(content), Some(rest)) => (rest, content, terminated, clean),
+        _ => ("", input, false, false),
     }
 }
 
@@ -234,20 +292,18 @@ impl<'a> Iterator for Lines<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let (rest, (raw, terminator)) = line(self.rest);
+        let (rest, text, terminated, clean) = line(self.rest);
         self.rest = rest;
         self.number += 1;
-        let text = match terminator {
-            Some(_) => raw.strip_suffix('\r').unwrap_or(raw),
-            None => raw,
-        };
         let here = Line {
             number: self.number,
             text,
+            clean,
         };
-        self.end = match terminator {
-            Some(_) => (self.number + 1, 1),
-            None => (self.number, here.column(text.len())),
+        self.end = if terminated {
+            (self.number + 1, 1)
+        } else {
+            (self.number, here.column(text.len()))
         };
         Some(here)
     }
@@ -283,6 +339,44 @@ mod tests {
     }
 
     #[test]
+    fn the_word_scan_finds_the_first_control_byte_anywhere() {
+        // Every position of a control byte, in texts longer than a word,
+        // among multi-byte characters (bytes >= 0x80 are not controls).
+        for control in [b'\n', b'\r', b'\t', 0x00, 0x1f, 0x7f] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut bytes = "é".repeat(len).into_bytes();
+                    let offset = 2 * at;
+                    bytes.insert(offset, control);
+                    let expected = bytes.iter().position(|&b| is_control(b));
+                    assert_eq!(first_control(&bytes), expected.unwrap_or(bytes.len()));
+                }
+            }
+        }
+        // 0x7e and 0x20, next to the controls, are not controls.
+        assert_eq!(first_control(b"~~~~~~~~~~~~ \x20"), 14);
+        assert_eq!(first_control(b"~~~~~~~~~~~~ \x1f"), 13);
+        assert_eq!(first_control(b""), 0);
+    }
+
+    #[test]
+    fn the_scan_marks_clean_lines_only() {
+        let lines: Vec<(&str, bool)> = Lines::new("a\r\nb\tc\r\nd\r\re\n\x7f\nlast\r")
+            .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            lines,
+            vec![
+                ("a", true),
+                ("b\tc", false),
+                ("d\r\re", false),
+                ("\x7f", false),
+                ("last\r", false)
+            ]
+        );
+    }
+
+    #[test]
     fn end_position() {
         let mut lines = Lines::new("ab\nçd").unwrap_or_else(|_| unreachable!());
         for _ in lines.by_ref() {}
@@ -297,6 +391,7 @@ mod tests {
         let line = Line {
             number: 1,
             text: "åäö x",
+            clean: true,
         };
         assert_eq!(line.column(0), 1);
         assert_eq!(line.column(7), 5);
@@ -307,9 +402,13 @@ mod tests {
     #[test]
     fn classification() {
         let class = |t: &'static str| {
-            Line { number: 1, text: t }
-                .classify()
-                .map_err(|e| e.column())
+            Line {
+                number: 1,
+                text: t,
+                clean: false,
+            }
+            .classify()
+            .map_err(|e| e.column())
         };
         assert_eq!(class(""), Ok(LineClass::Ignorable));
         assert_eq!(class("   "), Ok(LineClass::Ignorable));

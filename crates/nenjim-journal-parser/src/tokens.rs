@@ -263,7 +263,11 @@ mod tests {
     use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
     fn line(text: &str) -> Line<'_> {
-        Line { number: 4, text }
+        Line {
+            number: 4,
+            text,
+            clean: false,
+        }
     }
 
     #[test]

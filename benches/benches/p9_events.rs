@@ -1,4 +1,4 @@
-//! P7 events: replaying every event of the synthetic corpus
+//! P9 events: replaying every event of the synthetic corpus
 //! (`NENJIM_BENCH_FILES` revisions, the root of P3/P4/P6) against replaying
 //! its revisions, both from sequence 0 over one started Journal. Target:
 //! at most 2x (issue 16: the events of a revision are derived when the
@@ -76,11 +76,11 @@ fn events_read(service: &dyn JournalService) -> Result<u64, JournalError> {
     Ok(n)
 }
 
-fn p7(c: &mut Criterion) {
+fn p9(c: &mut Criterion) {
     let files = setup::files();
     let root = match setup::cached_root(&setup::large_root_spec(files)) {
         Ok(root) => root,
-        Err(e) => panic!("cannot generate the P7 root: {e}"),
+        Err(e) => panic!("cannot generate the P9 root: {e}"),
     };
     let assembly = JournalAssembly::new(&root);
     if let Err(e) = assembly.process().start() {
@@ -92,12 +92,12 @@ fn p7(c: &mut Criterion) {
         (Err(e), _) | (_, Err(e)) => panic!("replay failed: {e}"),
     };
     if let Err(e) = setup::record(
-        "p7_events",
+        "p9_events",
         &serde_json::json!({ "revisions": revision_count, "events": event_count }),
     ) {
-        eprintln!("cannot record the P7 sizes: {e}");
+        eprintln!("cannot record the P9 sizes: {e}");
     }
-    let mut group = c.benchmark_group("p7_events");
+    let mut group = c.benchmark_group("p9_events");
     group
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
@@ -109,5 +109,5 @@ fn p7(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p7);
+criterion_group!(benches, p9);
 criterion_main!(benches);

@@ -1,0 +1,31 @@
+//! `p1_profile [N] [RELEASES]`: parses the P1 revision N times (default
+//! 20; RELEASES default 3000), for a profiler (`valgrind --tool=callgrind`,
+//! `perf record`): instruction counts of the parser alone, without
+//! criterion's machinery. Prints the releases parsed, so nothing is
+//! optimized away.
+
+use std::process::ExitCode;
+
+use nenjim_journal_benches::{corpus, setup};
+
+fn main() -> ExitCode {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let n = args.first().copied().unwrap_or(20);
+    let releases = args.get(1).copied().unwrap_or(3_000);
+    let (text, _) = corpus::large_revision(releases, setup::SEED);
+    let mut total = 0usize;
+    for _ in 0..n {
+        match nenjim_journal_parser::parse(std::hint::black_box(&text)) {
+            Ok(r) => total += r.releases().len(),
+            Err(e) => {
+                eprintln!("p1_profile: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    println!("{total} releases parsed ({} bytes each time)", text.len());
+    ExitCode::SUCCESS
+}
