@@ -36,7 +36,8 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Whether [`create_file`] created the file or found one there already.
+/// Whether a create-if-absent ([`Store::create`](crate::Store::create))
+/// created the file or found one there already.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Created {
     /// The file is new, with the given bytes, durably.

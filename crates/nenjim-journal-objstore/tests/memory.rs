@@ -44,6 +44,11 @@ fn two_writers_racing_commit_each_sequence_once() {
 }
 
 #[test]
+fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence() {
+    scenarios::hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(&memory);
+}
+
+#[test]
 fn a_store_that_ignores_preconditions_is_refused_for_writing() {
     let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
     let liar = Arc::new(Faulty::new(inner, Fault::Lie));

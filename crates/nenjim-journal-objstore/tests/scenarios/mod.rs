@@ -203,3 +203,68 @@ pub fn two_writers_racing_commit_each_sequence_once(new_store: NewStore<'_>) {
         assert!(text.contains(&format!("ARTIFACT {}\n", row.1)));
     }
 }
+
+/// Every revision a Journal serves, by sequence (the same rows as [`worldview`]).
+fn served(service: &dyn nenjim_journal_api::JournalService) -> Vec<(u64, String, String, String)> {
+    let mut cursor = service
+        .replay(&nenjim_journal_api::model::ReplayRequest::after(0))
+        .unwrap();
+    let mut out = Vec::new();
+    while let Some(r) = cursor.next().unwrap() {
+        out.push((
+            r.sequence(),
+            r.coordinate().to_string(),
+            r.journal_version().to_string(),
+            r.digest().to_string(),
+        ));
+    }
+    out
+}
+
+/// Three hubs (reference Journals, each with a client of its own) start
+/// from one bucket and refresh while a writer appends: each sees a prefix
+/// of the final worldview at every refresh, and all of it at the end;
+/// `journal_root()` is the root's path inside the store.
+pub fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(new_store: NewStore<'_>) {
+    use nenjim_journal_ref::JournalAssembly;
+    let fs = new_store("hubs");
+    let root = Path::new("/hub");
+    let all = texts();
+    let mut writer = open(&fs, root);
+    writer.append(&all[0]).unwrap();
+    let hubs: Vec<JournalAssembly> = (0..3)
+        .map(|i| {
+            let client = ObjectFs::new(fs.object_store().clone(), format!("hub {i}")).unwrap();
+            JournalAssembly::with_file_system(root, LoadOptions::new(), Arc::new(client))
+        })
+        .collect();
+    for hub in &hubs {
+        hub.process().start().unwrap();
+        assert_eq!(hub.manager().journal_root(), root);
+    }
+    let seen = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for hub in &hubs {
+            let seen = &seen;
+            scope.spawn(move || {
+                for _ in 0..6 {
+                    hub.manager().refresh().unwrap();
+                    seen.lock().unwrap().push(served(&*hub.service()));
+                }
+            });
+        }
+        for text in &all[1..] {
+            writer.append(text).unwrap();
+        }
+    });
+    writer.close().unwrap();
+    let expected = worldview(&load_with(&*fs, root, LoadOptions::new()).unwrap());
+    assert_eq!(expected.len(), all.len());
+    for view in seen.into_inner().unwrap() {
+        assert_eq!(view[..], expected[..view.len()]);
+    }
+    for hub in &hubs {
+        hub.manager().refresh().unwrap();
+        assert_eq!(served(&*hub.service()), expected);
+    }
+}
