@@ -169,7 +169,9 @@ pub fn two_writers_racing_commit_each_sequence_once(new_store: NewStore<'_>) {
     let committed = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for w in 0..2 {
-            let fs = fs.clone();
+            // Each writer a client of its own, as two processes would be.
+            let fs =
+                Arc::new(ObjectFs::new(fs.object_store().clone(), format!("writer {w}")).unwrap());
             let committed = &committed;
             scope.spawn(move || {
                 for i in 0..6 {
