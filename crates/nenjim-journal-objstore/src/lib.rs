@@ -49,12 +49,15 @@
 //! [`ObjectFs::requests`] counts the requests made (LIST, GET, HEAD, PUT,
 //! DELETE): a start with a ledger lists the ledger's segments, GETs each
 //! segment, each entry after the last segment (and one more, absent), and
-//! each revision once; the loader then lists the root and each artifact to
-//! report the files the ledger does not record.
+//! each revision once. A refresh reads the ledger the same way, no revision
+//! it holds, and walks the root to count the files the ledger does not
+//! record: one LIST of the root (with a delimiter) and one recursive, paged
+//! listing that reads ahead every artifact's listing (a LIST per thousand
+//! objects), not one LIST per artifact.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Cursor, Read};
@@ -111,7 +114,13 @@ pub struct ObjectFs {
     counters: Counters,
     /// Directories known to exist (their `.keep` is there).
     dirs: Mutex<HashSet<PathBuf>>,
+    /// Listings of directories read ahead with their parent's (see
+    /// [`FileSystem::read_dir_with_kinds`]), each handed out once.
+    listings: Mutex<HashMap<PathBuf, Listing>>,
 }
+
+/// A directory's entries, with their kinds.
+type Listing = Vec<(OsString, Option<EntryKind>)>;
 
 impl fmt::Debug for ObjectFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -195,6 +204,7 @@ impl ObjectFs {
             runtime,
             counters: Counters::default(),
             dirs: Mutex::new(HashSet::new()),
+            listings: Mutex::new(HashMap::new()),
         })
     }
 
@@ -264,6 +274,67 @@ impl ObjectFs {
         }
     }
 
+    /// Reads ahead the listings of the sub-directories `dirs` of `path`
+    /// (key `prefix`) with one recursive, paged listing instead of one
+    /// listing each: a walk of a root (the loader's second level) then costs
+    /// a LIST per thousand objects, not one per artifact. The listing
+    /// starts after the names `.` to `.z` (the ledger's `.ledger/`, whose
+    /// entries a walk never lists): those sub-directories are listed when
+    /// asked for. Each read-ahead listing is handed out once, and a later
+    /// listing of `path` reads them again.
+    fn prefetch(&self, path: &Path, prefix: &Key, dirs: &[String]) -> io::Result<()> {
+        let depth = prefix.parts().count();
+        let offset = prefix.clone().join(".z");
+        let mut children: BTreeMap<String, BTreeSet<(String, bool)>> = dirs
+            .iter()
+            .filter(|d| d.as_str() > ".z")
+            .map(|d| (d.clone(), BTreeSet::new()))
+            .collect();
+        let objects: Vec<object_store::ObjectMeta> = self
+            .runtime
+            .block_on(async {
+                let mut stream = self.store.list_with_offset(Some(prefix), &offset);
+                let mut objects = Vec::new();
+                while let Some(object) = stream.try_next().await? {
+                    objects.push(object);
+                }
+                Ok::<_, object_store::Error>(objects)
+            })
+            .map_err(io_error)?;
+        // A listing page holds at most 1 000 keys (S3's, GCS's and Azure's limit).
+        self.counters.list.fetch_add(
+            (objects.len() as u64).div_ceil(1000).max(1),
+            Ordering::Relaxed,
+        );
+        for object in objects {
+            let parts: Vec<PathPart<'_>> = object.location.parts().skip(depth).collect();
+            if let (Some(dir), Some(name)) = (parts.first(), parts.get(1))
+                && let Some(entries) = children.get_mut(dir.as_ref())
+            {
+                entries.insert((name.as_ref().to_owned(), parts.len() > 2));
+            }
+        }
+        let mut listings = self
+            .listings
+            .lock()
+            .map_err(|_| io::Error::other("a listing thread panicked"))?;
+        for (dir, entries) in children {
+            let listing = entries
+                .into_iter()
+                .map(|(name, is_dir)| {
+                    let kind = if is_dir {
+                        EntryKind::Directory
+                    } else {
+                        EntryKind::File
+                    };
+                    (OsString::from(name), Some(kind))
+                })
+                .collect();
+            listings.insert(path.join(dir), listing);
+        }
+        Ok(())
+    }
+
     fn list_dir(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
         bump(&self.counters.list);
         let prefix = (!prefix.as_ref().is_empty()).then_some(prefix);
@@ -312,18 +383,32 @@ impl FileSystem for ObjectFs {
             .collect())
     }
 
-    fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Vec<(OsString, Option<EntryKind>)>> {
-        let listed = self.list_dir(&key(path)?)?;
-        let dirs = listed.common_prefixes.iter().filter_map(|p| {
-            p.filename()
-                .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
-        });
+    fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Listing> {
+        // Listed already by the prefetch of its parent's listing: used once.
+        if let Some(listing) = self.listings.lock().ok().and_then(|mut l| l.remove(path)) {
+            return Ok(listing);
+        }
+        let prefix = key(path)?;
+        let listed = self.list_dir(&prefix)?;
+        let dirs: Vec<String> = listed
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename().map(str::to_owned))
+            .collect();
         let files = listed.objects.iter().filter_map(|o| {
             o.location
                 .filename()
                 .map(|n| (OsString::from(n), Some(EntryKind::File)))
         });
-        Ok(dirs.chain(files).collect())
+        let listing: Listing = dirs
+            .iter()
+            .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
+            .chain(files)
+            .collect();
+        if dirs.len() > 1 {
+            self.prefetch(path, &prefix, &dirs)?;
+        }
+        Ok(listing)
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {

@@ -49,6 +49,52 @@ fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence() {
 }
 
 #[test]
+fn a_root_without_a_ledger_loads_and_fails_the_same_from_a_bucket() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, artifact) in ["left-pad", "serde", "zz"].iter().enumerate() {
+        std::fs::create_dir(dir.path().join(artifact)).unwrap();
+        let text = genesis(artifact, &format!("2026010{}T000000Z", i + 1));
+        std::fs::write(
+            dir.path()
+                .join(artifact)
+                .join(format!("2026010{}T000000Z.journal", i + 1)),
+            text,
+        )
+        .unwrap();
+    }
+    let root = Path::new("/r");
+    let compare = |expect_ok: bool| {
+        let fs = ObjectFs::memory().unwrap();
+        support::copy_into(dir.path(), &**fs.object_store(), "r");
+        let local = nenjim_journal_fs::load(dir.path(), LoadOptions::new());
+        let bucket = load_with(&fs, root, LoadOptions::new());
+        match (local, bucket) {
+            (Ok(local), Ok(bucket)) if expect_ok => {
+                assert_eq!(worldview(&bucket), worldview(&local))
+            }
+            (Err(local), Err(bucket)) if !expect_ok => {
+                assert_eq!(bucket.kind(), local.kind(), "{bucket} / {local}");
+                let relative = |e: &nenjim_journal_api::error::JournalError, base: &Path| {
+                    e.path().unwrap().strip_prefix(base).unwrap().to_path_buf()
+                };
+                assert_eq!(relative(&bucket, root), relative(&local, dir.path()));
+            }
+            (local, bucket) => panic!("{local:?} / {bucket:?}"),
+        }
+    };
+    compare(true);
+    // A directory below an artifact, then a misnamed artifact directory
+    // (sorting before the others): the same errors at the same places.
+    std::fs::create_dir_all(dir.path().join("serde/sub")).unwrap();
+    std::fs::write(dir.path().join("serde/sub/x"), "").unwrap();
+    compare(false);
+    std::fs::remove_dir_all(dir.path().join("serde/sub")).unwrap();
+    std::fs::create_dir(dir.path().join("-bad")).unwrap();
+    std::fs::write(dir.path().join("-bad/x"), "").unwrap();
+    compare(false);
+}
+
+#[test]
 fn a_store_that_ignores_preconditions_is_refused_for_writing() {
     let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
     let liar = Arc::new(Faulty::new(inner, Fault::Lie));

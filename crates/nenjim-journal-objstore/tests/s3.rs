@@ -92,6 +92,9 @@ fn requests_per_start_and_per_unchanged_refresh(moto: &Moto) {
     // A start: the marker, 2 segments, the entries after them and one
     // absent, each revision once.
     assert!(start.get <= revisions + 2 + 4 + 2, "{start:?}");
-    // An unchanged refresh reads the ledger again, but no revision.
+    // An unchanged refresh reads the ledger again, but no revision, and
+    // walks the root in four listings (segments, the root's metadata, its
+    // listing, the read-ahead of its artifacts').
     assert!(refresh.get - start.get <= 2 + 4 + 2, "{refresh:?}");
+    assert!(refresh.list - start.list <= 4, "{refresh:?}");
 }
