@@ -135,6 +135,45 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
     );
     let checked = stdout(&run(&moto, dir.path(), &["check", "s3://journals/main"]));
     assert!(checked.contains("2 artifacts, 2 revisions"), "{checked}");
+    // A release whose blob goes to a content store in the bucket, verified there.
+    std::fs::write(dir.path().join("serde-1.0.0.tgz"), b"the release's bytes").unwrap();
+    stdout(&run(
+        &moto,
+        dir.path(),
+        &[
+            "release",
+            "s3://journals/main",
+            "serde",
+            "1.0.0",
+            "--license",
+            "MIT",
+            "--content",
+            "serde-1.0.0.tgz",
+            "--store",
+            "s3://journals/store",
+        ],
+    ));
+    stdout(&run(
+        &moto,
+        dir.path(),
+        &[
+            "verify-content",
+            "s3://journals/main",
+            "--store",
+            "s3://journals/store",
+        ],
+    ));
+    let missing = run(
+        &moto,
+        dir.path(),
+        &[
+            "verify-content",
+            "s3://journals/main",
+            "--store",
+            "s3://journals/elsewhere",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
     // Copying again records nothing new.
     let again = stdout(&run(
         &moto,
