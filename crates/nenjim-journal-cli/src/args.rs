@@ -220,7 +220,9 @@ impl Command {
 /// How a root is read, shared by the subcommands that load one.
 #[derive(Debug, Args)]
 pub struct RootArgs {
-    /// The Journal root directory (`<root>/<coordinate>/<timestamp>.journal`).
+    /// The Journal root directory (`<root>/<coordinate>/<timestamp>.journal`),
+    /// or its URL in an object store (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`).
     pub root: PathBuf,
     /// Also load `*.journal.example` files as if they were runtime revisions
     /// (read-only, in memory).

@@ -1,4 +1,5 @@
-//! Loading a root the way a service does: a `JournalAssembly` and `start()`.
+//! Loading a root the way a service does: a `JournalAssembly` and `start()`
+//! (a root given by URL is read from its object store).
 //!
 //! When stderr is a terminal and the load takes more than a second, a
 //! helper thread prints `loading <root>…` there, and the time taken once it
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 
+use crate::address::Address;
 use crate::args::RootArgs;
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -42,7 +44,11 @@ impl std::fmt::Debug for Loaded {
 /// Loads `args.root` completely (with examples when asked), as `start()` does.
 pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     let options = LoadOptions::new().with_examples(args.examples);
-    let assembly = JournalAssembly::with_options(&args.root, options);
+    let assembly = match crate::address::locate(&args.root)? {
+        Address::Local(root) => JournalAssembly::with_options(root, options),
+        // `journal_root()` is then the root's path inside the store.
+        Address::Object { store, root } => JournalAssembly::with_file_system(root, options, store),
+    };
     let process = assembly.process();
     let started = Instant::now();
     let result = with_progress(&args.root, ui, || process.start());

@@ -20,6 +20,7 @@
 //! only (`commands/durable.rs`).
 #![forbid(unsafe_code)]
 
+mod address;
 mod args;
 mod atom;
 mod commands;

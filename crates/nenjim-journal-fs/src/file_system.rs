@@ -152,6 +152,14 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
             format!("{} cannot read symbolic links", path.display()),
         ))
     }
+
+    /// The record of the ledger entry `path` (format section 9). On a local
+    /// root an entry is a symbolic link whose target is the record: the
+    /// default reads it with [`read_link`](Self::read_link); an object store
+    /// reads the entry object's bytes. A missing entry is `NotFound`.
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
+        Ok(self.read_link(path)?.into_os_string().into_encoded_bytes())
+    }
 }
 
 /// The operating system's file system, through `std::fs`.

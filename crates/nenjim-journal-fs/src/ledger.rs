@@ -420,17 +420,13 @@ fn read_small(fs: &dyn FileSystem, path: &Path) -> Result<String, JournalError> 
 
 /// The record of the entry at `path`, or `None` if there is no such entry.
 fn read_entry(fs: &dyn FileSystem, path: &Path) -> Result<Option<String>, JournalError> {
-    match fs.read_link(path) {
-        Ok(target) => target
-            .into_os_string()
-            .into_string()
-            .map(Some)
-            .map_err(|_| {
-                mismatch(
-                    path,
-                    "found a record that is not UTF-8, expected a ledger record".to_owned(),
-                )
-            }),
+    match fs.read_record(path) {
+        Ok(record) => String::from_utf8(record).map(Some).map_err(|_| {
+            mismatch(
+                path,
+                "found a record that is not UTF-8, expected a ledger record".to_owned(),
+            )
+        }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(build::io_error(path, "cannot read the ledger entry", e)),
     }

@@ -56,7 +56,10 @@
 //! anything. All its disk access goes through the [`FileSystem`] trait
 //! ([`RealFileSystem`] for the real disk); [`load_with`] and
 //! [`refresh_with`] take another implementation, e.g. one that injects
-//! faults in tests.
+//! faults in tests, or a root in an object store (the
+//! `nenjim-journal-objstore` crate). The writer's side, [`Store`], adds
+//! the conditional writes of the append path (create-if-absent,
+//! replace-if-unchanged) to the same abstraction.
 //!
 //! # Examples
 //!
@@ -99,6 +102,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod durable;
 mod file_system;
 mod layout;
 pub mod ledger;
@@ -108,6 +112,7 @@ mod read;
 mod recorded;
 mod refresh;
 mod scan;
+mod store;
 
 use std::path::Path;
 
@@ -116,9 +121,11 @@ use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use nenjim_journal_chain::ChainState;
 
+pub use durable::{TMP_PREFIX, temporary_name};
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan};
+pub use store::{Created, Store, Version};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.

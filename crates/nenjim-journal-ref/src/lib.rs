@@ -106,7 +106,10 @@ impl JournalAssembly {
         JournalAssembly::with_file_system(root, options, Arc::new(RealFileSystem))
     }
     /// Same, reading the root through `fs` instead of the real file system
-    /// (e.g. to inject faults in tests).
+    /// (e.g. to inject faults in tests, or a root in a bucket through
+    /// `nenjim_journal_objstore::ObjectFs`: `root` is then the root's path
+    /// inside the store, such as `/journals/main`, and `journal_root()`
+    /// reports that path).
     pub fn with_file_system(
         root: impl AsRef<Path>,
         options: LoadOptions,

@@ -2,7 +2,6 @@
 //! section 4, the OCI image-layout convention), put durably and checked by
 //! size and SHA-256.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -11,7 +10,7 @@ use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use sha2::{Digest, Sha256};
 
-use crate::durable::{self, Created};
+use nenjim_journal_fs::{Created, Store};
 
 /// `<store>/blobs/sha256`.
 pub(crate) fn blob_dir(store: &Path) -> PathBuf {
@@ -24,8 +23,8 @@ pub(crate) fn blob_path(store: &Path, digest: &ContentDigest) -> PathBuf {
 }
 
 /// The size and SHA-256 of the file at `path`, read in chunks.
-fn measure(path: &Path) -> io::Result<ContentPointer> {
-    let mut file = File::open(path)?;
+fn measure(fs: &dyn Store, path: &Path) -> io::Result<ContentPointer> {
+    let mut file = fs.open(path)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 16];
     let mut size = 0u64;
@@ -44,9 +43,13 @@ fn measure(path: &Path) -> io::Result<ContentPointer> {
 }
 
 /// Checks that the store holds the blob `pointer` points at, exactly.
-pub(crate) fn check(store: &Path, pointer: &ContentPointer) -> Result<(), JournalError> {
+pub(crate) fn check(
+    fs: &dyn Store,
+    store: &Path,
+    pointer: &ContentPointer,
+) -> Result<(), JournalError> {
     let path = blob_path(store, pointer.digest());
-    let found = match measure(&path) {
+    let found = match measure(fs, &path) {
         Ok(found) => found,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(build::error(
@@ -79,18 +82,23 @@ pub(crate) fn check(store: &Path, pointer: &ContentPointer) -> Result<(), Journa
 
 /// Puts `bytes` into `store`, durably; an existing blob with the same name
 /// must hold exactly these bytes (`BlobMismatch` otherwise).
-pub(crate) fn put(store: &Path, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
+pub(crate) fn put(
+    fs: &dyn Store,
+    store: &Path,
+    bytes: &[u8],
+) -> Result<ContentPointer, JournalError> {
     let pointer = ContentPointer::new(ContentDigest::of_bytes(bytes), bytes.len() as u64);
     let dir = blob_dir(store);
     for d in [store.to_path_buf(), store.join("blobs"), dir.clone()] {
-        durable::ensure_dir(&d)
+        fs.ensure_dir(&d)
             .map_err(|e| build::io_error(&d, "cannot create the content store", e))?;
     }
     let path = blob_path(store, pointer.digest());
-    let created = durable::create_file(&dir, &path, bytes)
+    let created = fs
+        .create(&path, bytes, &dir)
         .map_err(|e| build::io_error(&path, "cannot write the blob", e))?;
     if created == Created::Exists {
-        check(store, &pointer)?;
+        check(fs, store, &pointer)?;
     }
     Ok(pointer)
 }

@@ -7,19 +7,19 @@
 //! expires <milliseconds since the Unix epoch; 0 = released>
 //! ```
 //!
-//! Every change is a read, a comparison and a replacement of the whole
-//! file, made while holding an exclusive lock on `<root>/.ledger/lease.lock`
-//! (the local file system's replace-if-unchanged; an object store has it as
-//! a conditional put on the object's version). The epoch grows by one at
+//! Every change is a read and a replacement of the whole file only if it
+//! is unchanged since that read ([`Store::replace_if_unchanged`]: on the
+//! local file system a comparison and a rename under an exclusive lock on
+//! `<root>/.ledger/lease.lock`; on an object store a conditional put on the
+//! object's version). The epoch grows by one at
 //! each change of holder: a writer that takes an unreleased lease over
 //! fences the ledger's tip with its epoch (see the crate docs).
 
-use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::durable;
+use nenjim_journal_fs::{Store, Version};
 
 const HEADER: &str = "nenjim-lease/1";
 
@@ -86,27 +86,17 @@ pub(crate) fn expiry(now: u64, ttl: Duration) -> u64 {
         .max(1)
 }
 
-/// The lease file of a ledger directory, and its lock.
+/// The lease file of a ledger directory.
 #[derive(Debug)]
 pub(crate) struct LeaseFile {
     path: PathBuf,
-    lock_path: PathBuf,
     tmp_dir: PathBuf,
-}
-
-/// The exclusive lock on `lease.lock`, held while the lease is read and
-/// replaced; released on drop.
-#[derive(Debug)]
-pub(crate) struct Locked<'a> {
-    file: &'a LeaseFile,
-    _lock: File,
 }
 
 impl LeaseFile {
     pub(crate) fn new(ledger_dir: &Path, tmp_dir: &Path) -> LeaseFile {
         LeaseFile {
             path: ledger_dir.join("lease"),
-            lock_path: ledger_dir.join("lease.lock"),
             tmp_dir: tmp_dir.to_path_buf(),
         }
     }
@@ -115,32 +105,15 @@ impl LeaseFile {
         &self.path
     }
 
-    /// Takes the lock (waiting for another process's short critical section).
-    pub(crate) fn lock(&self) -> io::Result<Locked<'_>> {
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&self.lock_path)?;
-        lock.lock()?;
-        Ok(Locked {
-            file: self,
-            _lock: lock,
-        })
-    }
-}
-
-impl Locked<'_> {
-    /// The current lease (`None` when there has never been one). A lease
-    /// file that does not parse is refused.
-    pub(crate) fn read(&self) -> io::Result<Option<Lease>> {
-        let Some(bytes) = durable::read_if_exists(&self.file.path)? else {
+    /// The current lease and its version (`None` when there has never been
+    /// one). A lease file that does not parse is refused.
+    pub(crate) fn read(&self, store: &dyn Store) -> io::Result<Option<(Lease, Version)>> {
+        let Some((bytes, version)) = store.read_versioned(&self.path)? else {
             return Ok(None);
         };
         let text = String::from_utf8(bytes).ok();
         match text.as_deref().and_then(Lease::parse) {
-            Some(lease) => Ok(Some(lease)),
+            Some(lease) => Ok(Some((lease, version))),
             None => Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "the lease file is malformed (expected `nenjim-lease/1` with holder, epoch and expires)",
@@ -148,12 +121,19 @@ impl Locked<'_> {
         }
     }
 
-    /// Replaces the lease with `lease`.
-    pub(crate) fn write(&self, lease: &Lease) -> io::Result<()> {
-        durable::replace_file(
-            &self.file.tmp_dir,
-            &self.file.path,
+    /// Replaces the lease with `lease` if it is still at `expected`
+    /// (`None`: still absent); `Ok(false)` if another writer changed it.
+    pub(crate) fn replace(
+        &self,
+        store: &dyn Store,
+        lease: &Lease,
+        expected: Option<&Version>,
+    ) -> io::Result<bool> {
+        store.replace_if_unchanged(
+            &self.path,
             lease.render().as_bytes(),
+            expected,
+            &self.tmp_dir,
         )
     }
 }

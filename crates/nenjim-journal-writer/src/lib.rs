@@ -58,12 +58,13 @@
 #![deny(missing_docs)]
 
 mod blob;
-mod durable;
 mod lease;
 
 use std::fmt;
 use std::io;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nenjim_journal_api::append::{Appended, JournalWriter};
@@ -72,16 +73,17 @@ use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_fs::LoadOptions;
 use nenjim_journal_fs::ledger::{self, Entry, Record, RevisionPointer};
+use nenjim_journal_fs::{Created, FileSystem, LoadOptions, RealFileSystem, Store};
 
-use crate::durable::Created;
 use crate::lease::{Lease, LeaseFile};
 
 /// How a writer is opened.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
     content_store: Option<PathBuf>,
+    /// Where the content store lives: the local file system when `None`.
+    content_store_on: Option<Arc<dyn Store>>,
     lease_ttl: Duration,
     segment_span: u64,
 }
@@ -90,6 +92,7 @@ impl Default for WriterOptions {
     fn default() -> WriterOptions {
         WriterOptions {
             content_store: None,
+            content_store_on: None,
             lease_ttl: Duration::from_secs(30),
             segment_span: ledger::SEGMENT_SPAN,
         }
@@ -107,6 +110,18 @@ impl WriterOptions {
     pub fn content_store(self, dir: impl AsRef<Path>) -> WriterOptions {
         WriterOptions {
             content_store: Some(dir.as_ref().to_path_buf()),
+            content_store_on: None,
+            ..self
+        }
+    }
+    /// [`content_store`](Self::content_store) at the path `dir` of `store`
+    /// (e.g. a bucket of the `nenjim-journal-objstore` crate) instead of
+    /// the local file system.
+    #[must_use]
+    pub fn content_store_in(self, store: Arc<dyn Store>, dir: impl AsRef<Path>) -> WriterOptions {
+        WriterOptions {
+            content_store: Some(dir.as_ref().to_path_buf()),
+            content_store_on: Some(store),
             ..self
         }
     }
@@ -132,6 +147,8 @@ impl WriterOptions {
 
 /// The one writer of a Journal root: see the [crate docs](crate).
 pub struct FsJournalWriter {
+    /// Where the root lives: the local file system for [`FsJournalWriter::open`].
+    store: Arc<dyn Store>,
     root: PathBuf,
     options: WriterOptions,
     lease_file: LeaseFile,
@@ -149,6 +166,7 @@ pub struct FsJournalWriter {
 impl fmt::Debug for FsJournalWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FsJournalWriter")
+            .field("store", &self.store)
             .field("root", &self.root)
             .field("epoch", &self.lease.epoch)
             .field("tip", &self.tip)
@@ -175,8 +193,24 @@ impl FsJournalWriter {
             root.as_ref(),
             "cannot make the root path absolute",
         ))?;
-        match std::fs::metadata(&root) {
-            Ok(m) if m.is_dir() => {}
+        FsJournalWriter::open_store(Arc::new(RealFileSystem), root, options)
+    }
+
+    /// [`open`](Self::open) for the root at `root` in `store` (the path
+    /// names the root inside the store, taken as it is): e.g. a bucket of
+    /// the `nenjim-journal-objstore` crate, whose roots have paths like
+    /// `/journals/main`. Before anything else, the writer proves that the
+    /// store refuses a create over an existing name
+    /// ([`Store::check_conditional_writes`]) and refuses a store that does
+    /// not (`Io`).
+    pub fn open_store(
+        store: Arc<dyn Store>,
+        root: impl AsRef<Path>,
+        options: WriterOptions,
+    ) -> Result<FsJournalWriter, JournalError> {
+        let root = root.as_ref().to_path_buf();
+        match store.metadata(&root).map(|m| m.kind()) {
+            Ok(nenjim_journal_fs::EntryKind::Directory) => {}
             Ok(_) => {
                 return Err(build::error(
                     ErrorKind::RootNotDirectory,
@@ -196,11 +230,18 @@ impl FsJournalWriter {
         let dir = ledger::ledger_dir(&root);
         let tmp = dir.join("tmp");
         for d in [&dir, &tmp] {
-            durable::ensure_dir(d).map_err(io_error(d, "cannot create the ledger directory"))?;
+            store
+                .ensure_dir(d)
+                .map_err(io_error(d, "cannot create the ledger directory"))?;
         }
+        let probe = dir.join("probe");
+        store
+            .check_conditional_writes(&probe, &tmp)
+            .map_err(io_error(&probe, "cannot write to this store safely"))?;
         let lease_file = LeaseFile::new(&dir, &tmp);
-        let (lease, taken_over) = take_lease(&lease_file, options.lease_ttl)?;
+        let (lease, taken_over) = take_lease(&*store, &lease_file, options.lease_ttl)?;
         let mut writer = FsJournalWriter {
+            store,
             root,
             options,
             lease_file,
@@ -225,16 +266,19 @@ impl FsJournalWriter {
     fn prepare(&mut self, taken_over: bool) -> Result<(), JournalError> {
         let dir = ledger::ledger_dir(&self.root);
         let tmp = dir.join("tmp");
-        durable::remove_temporaries(&tmp)
+        self.store
+            .remove_temporaries(&tmp)
             .map_err(io_error(&tmp, "cannot clean the ledger's temporary files"))?;
         if let Some(store) = &self.options.content_store {
             let blobs = blob::blob_dir(store);
-            durable::remove_temporaries(&blobs).map_err(io_error(
-                &blobs,
-                "cannot clean the content store's temporary files",
-            ))?;
+            self.content_fs()
+                .remove_temporaries(&blobs)
+                .map_err(io_error(
+                    &blobs,
+                    "cannot clean the content store's temporary files",
+                ))?;
         }
-        if !ledger::exists(&nenjim_journal_fs::RealFileSystem, &self.root)? {
+        if !ledger::exists(self.fs(), &self.root)? {
             self.create_ledger()?;
         }
         self.reload()?;
@@ -249,8 +293,7 @@ impl FsJournalWriter {
 
     /// Loads the root through its ledger.
     fn reload(&mut self) -> Result<(), JournalError> {
-        let fs = nenjim_journal_fs::RealFileSystem;
-        let read = ledger::read(&fs, &self.root)?;
+        let read = ledger::read(self.fs(), &self.root)?;
         let Some(read) = read else {
             return Err(build::error(
                 ErrorKind::LedgerMismatch,
@@ -258,7 +301,7 @@ impl FsJournalWriter {
             )
             .with_path(ledger::ledger_dir(&self.root)));
         };
-        self.state = nenjim_journal_fs::load(&self.root, LoadOptions::new())?;
+        self.state = nenjim_journal_fs::load_with(self.fs(), &self.root, LoadOptions::new())?;
         self.tip = read.tip();
         self.unsegmented = read
             .entries()
@@ -277,24 +320,17 @@ impl FsJournalWriter {
         // Leftovers of an interrupted creation (never loaded: no marker).
         for sub in [ledger::LOG_DIR, ledger::SEGMENTS_DIR] {
             let path = dir.join(sub);
-            match std::fs::remove_dir_all(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(build::io_error(
-                        path,
-                        "cannot clean an unfinished ledger",
-                        e,
-                    ));
-                }
-            }
+            self.store
+                .remove_all(&path)
+                .map_err(io_error(&path, "cannot clean an unfinished ledger"))?;
         }
         for sub in [ledger::LOG_DIR, ledger::SEGMENTS_DIR] {
             let path = dir.join(sub);
-            durable::ensure_dir(&path)
+            self.store
+                .ensure_dir(&path)
                 .map_err(io_error(&path, "cannot create the ledger directory"))?;
         }
-        let state = nenjim_journal_fs::load(&self.root, LoadOptions::new())?;
+        let state = nenjim_journal_fs::load_with(self.fs(), &self.root, LoadOptions::new())?;
         let mut text = String::new();
         let mut cursor = state.replay(0);
         while let Some(revision) = cursor.next()? {
@@ -303,7 +339,9 @@ impl FsJournalWriter {
                 revision.coordinate(),
                 revision.journal_version(),
             );
-            let size = std::fs::metadata(&path)
+            let size = self
+                .store
+                .metadata(&path)
                 .map_err(io_error(&path, "cannot read the revision file's size"))?
                 .len();
             let entry = Entry::new(
@@ -316,11 +354,13 @@ impl FsJournalWriter {
         let last = state.last_sequence();
         if last > 0 {
             let path = ledger::segment_path(&self.root, last);
-            durable::create_file(&tmp, &path, text.as_bytes())
+            self.store
+                .create(&path, text.as_bytes(), &tmp)
                 .map_err(io_error(&path, "cannot write the ledger's first segment"))?;
         }
         let marker = dir.join(ledger::MARKER);
-        durable::create_file(&tmp, &marker, ledger::MARKER_TEXT.as_bytes())
+        self.store
+            .create(&marker, ledger::MARKER_TEXT.as_bytes(), &tmp)
             .map_err(io_error(&marker, "cannot write the ledger marker"))?;
         Ok(())
     }
@@ -350,12 +390,15 @@ impl FsJournalWriter {
     /// Creates the ledger entry `entry` (the compare-and-set at the tip).
     fn create_entry(&self, entry: &Entry) -> Result<(), JournalError> {
         let path = ledger::entry_path(&self.root, entry.sequence());
-        match durable::create_entry(&path, &entry.to_string()) {
+        match self.store.create_entry(&path, &entry.to_string()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                let found = std::fs::read_link(&path)
+                let found = self
+                    .store
+                    .read_record(&path)
                     .ok()
-                    .and_then(|t| t.to_str().and_then(|t| Entry::parse(t).ok()));
+                    .and_then(|t| String::from_utf8(t).ok())
+                    .and_then(|t| Entry::parse(&t).ok());
                 match found.as_ref().map(Entry::record) {
                     Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(build::error(
                         ErrorKind::LeaseLost,
@@ -394,7 +437,7 @@ impl FsJournalWriter {
         }
         let path = ledger::segment_path(&self.root, last);
         let tmp = ledger::ledger_dir(&self.root).join("tmp");
-        if durable::create_file(&tmp, &path, text.as_bytes()).is_ok() {
+        if self.store.create(&path, text.as_bytes(), &tmp).is_ok() {
             self.unsegmented.clear();
         }
     }
@@ -411,15 +454,12 @@ impl FsJournalWriter {
         let ttl = self.options.lease_ttl;
         let half = u64::try_from(ttl.as_millis() / 2).unwrap_or(u64::MAX);
         if self.lease.expires.saturating_sub(now) < half {
-            let locked = self
+            let read = self
                 .lease_file
-                .lock()
-                .map_err(io_error(self.lease_file.path(), "cannot lock the lease"))?;
-            let current = locked
-                .read()
+                .read(&*self.store)
                 .map_err(io_error(self.lease_file.path(), "cannot read the lease"))?;
+            let (current, version) = read.unzip();
             if current.as_ref() != Some(&self.lease) {
-                drop(locked);
                 return Err(self.lose(format!(
                     "found the lease changed by another writer (now {}), expected this writer's (epoch {})",
                     current.map_or_else(|| "none".to_owned(), |l| format!("epoch {} of {}", l.epoch, l.holder)),
@@ -430,9 +470,16 @@ impl FsJournalWriter {
                 expires: lease::expiry(now, ttl),
                 ..self.lease.clone()
             };
-            locked
-                .write(&renewed)
+            let replaced = self
+                .lease_file
+                .replace(&*self.store, &renewed, version.as_ref())
                 .map_err(io_error(self.lease_file.path(), "cannot renew the lease"))?;
+            if !replaced {
+                return Err(self.lose(format!(
+                    "found the lease changed by another writer while renewing it, expected this writer's (epoch {})",
+                    self.lease.epoch
+                )));
+            }
             self.lease = renewed;
         }
         Ok(())
@@ -456,7 +503,20 @@ impl FsJournalWriter {
                 "found no content store, expected one configured (WriterOptions::content_store) to put a blob",
             )
         })?;
-        blob::put(store, bytes)
+        blob::put(self.content_fs(), store, bytes)
+    }
+
+    /// The root's store, as the loader reads it.
+    fn fs(&self) -> &dyn FileSystem {
+        &*self.store
+    }
+
+    /// Where the content store lives.
+    fn content_fs(&self) -> &dyn Store {
+        match &self.options.content_store_on {
+            Some(store) => &**store,
+            None => &RealFileSystem,
+        }
     }
 
     /// Releases the lease, so that another writer may open the root at once.
@@ -467,22 +527,24 @@ impl FsJournalWriter {
     /// Gives the lease back if it is still this writer's.
     fn release(&mut self) -> Result<(), JournalError> {
         let path = self.lease_file.path().to_path_buf();
-        let locked = self
+        let read = self
             .lease_file
-            .lock()
-            .map_err(io_error(&path, "cannot lock the lease"))?;
-        let current = locked
-            .read()
+            .read(&*self.store)
             .map_err(io_error(&path, "cannot read the lease"))?;
+        let (current, version) = read.unzip();
         if current.as_ref() == Some(&self.lease) {
             let released = Lease {
                 expires: 0,
                 ..self.lease.clone()
             };
-            locked
-                .write(&released)
-                .map_err(io_error(&path, "cannot release the lease"))?;
-            self.lease = released;
+            // A lease changed in between is another writer's: left as it is.
+            if self
+                .lease_file
+                .replace(&*self.store, &released, version.as_ref())
+                .map_err(io_error(&path, "cannot release the lease"))?
+            {
+                self.lease = released;
+            }
         }
         Ok(())
     }
@@ -492,7 +554,8 @@ impl FsJournalWriter {
         &self.state
     }
 
-    /// The root this writer appends to (absolute).
+    /// The root this writer appends to (absolute for [`open`](Self::open);
+    /// the path inside its store for [`open_store`](Self::open_store)).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -510,13 +573,19 @@ impl FsJournalWriter {
             revision.journal_version(),
         );
         let dir = self.root.join(revision.coordinate().as_str());
-        durable::ensure_dir(&dir)
+        self.store
+            .ensure_dir(&dir)
             .map_err(io_error(&dir, "cannot create the artifact directory"))?;
         let tmp = ledger::ledger_dir(&self.root).join("tmp");
-        let created = durable::create_file(&tmp, &path, text.as_bytes())
+        let created = self
+            .store
+            .create(&path, text.as_bytes(), &tmp)
             .map_err(io_error(&path, "cannot write the revision file"))?;
         if created == Created::Exists {
-            let found = std::fs::read(&path)
+            let mut found = Vec::new();
+            self.store
+                .open(&path)
+                .and_then(|mut file| file.read_to_end(&mut found))
                 .map_err(io_error(&path, "cannot read the existing revision file"))?;
             if found != text.as_bytes() {
                 return Err(build::error(
@@ -532,8 +601,8 @@ impl FsJournalWriter {
                 .with_path(path));
             }
             // The same bytes, placed by hand: make sure they are durable.
-            std::fs::File::open(&path)
-                .and_then(|f| f.sync_all())
+            self.store
+                .sync(&path)
                 .map_err(io_error(&path, "cannot sync the revision file"))?;
         }
         Ok(path)
@@ -558,13 +627,14 @@ impl JournalWriter for FsJournalWriter {
             return Ok(build::appended(ingested.revision().clone(), false));
         }
         if let Some(store) = &self.options.content_store {
+            let fs = self.content_fs();
             for release in ingested.revision().releases() {
                 let known = head
                     .as_ref()
                     .and_then(|h| h.release(release.version()))
                     .is_some();
                 if !known {
-                    blob::check(store, release.content()).map_err(|e| {
+                    blob::check(fs, store, release.content()).map_err(|e| {
                         build::error(
                             e.kind(),
                             format!(
@@ -617,39 +687,47 @@ fn pointer(revision: &JournalRevision, size: u64) -> RevisionPointer {
 /// Takes the lease of `file` for `ttl`: `LeaseHeld` while another holder's
 /// is live. Returns the new lease and whether an unreleased lease was taken
 /// over (then the caller fences the ledger).
-fn take_lease(file: &LeaseFile, ttl: Duration) -> Result<(Lease, bool), JournalError> {
+fn take_lease(
+    store: &dyn Store,
+    file: &LeaseFile,
+    ttl: Duration,
+) -> Result<(Lease, bool), JournalError> {
     let path = file.path().to_path_buf();
-    let locked = file
-        .lock()
-        .map_err(io_error(&path, "cannot lock the lease"))?;
-    let current = locked
-        .read()
-        .map_err(io_error(&path, "cannot read the lease"))?;
-    let now = lease::now_millis();
-    if let Some(current) = &current
-        && current.is_live(now)
-    {
-        return Err(build::error(
-            ErrorKind::LeaseHeld,
-            format!(
-                "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
-                current.holder,
-                current.epoch,
-                current.expires - now
-            ),
-        )
-        .with_path(path));
+    loop {
+        let read = file
+            .read(store)
+            .map_err(io_error(&path, "cannot read the lease"))?;
+        let (current, version) = read.unzip();
+        let now = lease::now_millis();
+        if let Some(current) = &current
+            && current.is_live(now)
+        {
+            return Err(build::error(
+                ErrorKind::LeaseHeld,
+                format!(
+                    "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
+                    current.holder,
+                    current.epoch,
+                    current.expires - now
+                ),
+            )
+            .with_path(path));
+        }
+        let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
+        let lease = Lease {
+            holder: nenjim_journal_fs::temporary_name()
+                .trim_start_matches(nenjim_journal_fs::TMP_PREFIX)
+                .to_owned(),
+            epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
+            expires: lease::expiry(now, ttl),
+        };
+        // Another writer changed the lease since it was read: read it again
+        // (it is live now, unless that writer released it at once).
+        if file
+            .replace(store, &lease, version.as_ref())
+            .map_err(io_error(&path, "cannot write the lease"))?
+        {
+            return Ok((lease, taken_over));
+        }
     }
-    let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
-    let lease = Lease {
-        holder: durable::temporary_name()
-            .trim_start_matches(durable::TMP_PREFIX)
-            .to_owned(),
-        epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
-        expires: lease::expiry(now, ttl),
-    };
-    locked
-        .write(&lease)
-        .map_err(io_error(&path, "cannot write the lease"))?;
-    Ok((lease, taken_over))
 }

@@ -7,13 +7,22 @@
 //! ledger; a text already recorded is a success that writes nothing. The
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
+//!
+//! A source that is a directory or a URL (`s3://bucket/prefix` …) is a
+//! whole root: it is loaded as a start does and each of its revisions is
+//! appended in its sequence order (its ledger's, if it has one), so that a
+//! local root is copied into a bucket with its ledger order.
+
+use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_fs::{LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};
 use super::read_text;
+use crate::address::{Address, file_system, locate};
 use crate::args::AppendArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, path_text};
@@ -50,14 +59,14 @@ struct AppendedJson {
 pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     let mut appended = Vec::with_capacity(args.files.len());
     let result = with_writer(&args.root, args.store.as_deref(), ui, |writer| {
-        for file in &args.files {
-            let text = read_text(file)?;
+        for (file, text) in args.files.iter().map(|f| texts(f)).flat_map(flatten) {
+            let (file, text) = (file?, text);
             let done = writer
                 .append(&text)
-                .map_err(|e| CliError::from(e.with_path(file)))?;
+                .map_err(|e| CliError::from(e.with_path(&file)))?;
             let revision = done.revision();
             let entry = AppendedJson {
-                file: path_text(file),
+                file: path_text(&file),
                 coordinate: revision.coordinate().to_string(),
                 journal_version: revision.journal_version().to_string(),
                 sequence: done.sequence(),
@@ -106,4 +115,53 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
         })?;
     }
     Ok(status)
+}
+
+/// The texts a source gives, each with the path it is reported by: a file
+/// gives its text; a root (a directory, or a URL) each of its revisions, in
+/// sequence order.
+fn texts(source: &Path) -> Result<Vec<(PathBuf, String)>, CliError> {
+    let address = locate(source)?;
+    let is_root = match &address {
+        Address::Local(path) => path.is_dir(),
+        Address::Object { .. } => true,
+    };
+    if !is_root {
+        return Ok(vec![(source.to_path_buf(), read_text(source)?)]);
+    }
+    let (fs, root) = file_system(&address);
+    let state = load_with(&*fs, root, LoadOptions::new())?;
+    let mut out = Vec::new();
+    let mut cursor = state.replay(0);
+    while let Some(revision) = cursor.next()? {
+        let path = ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+        let bytes = fs
+            .read(&path, MAX_FILE_LEN)
+            .map_err(|e| CliError::io(&path, "cannot read the revision", e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            CliError::io(
+                &path,
+                "cannot read the revision",
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            )
+        })?;
+        out.push((shown(source, root, &path), text));
+    }
+    Ok(out)
+}
+
+/// A revision of a source root, reported under the source as typed.
+fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root)
+        .map_or_else(|_| path.to_path_buf(), |relative| source.join(relative))
+}
+
+/// One source's texts as a sequence of results (its error, if any, in place).
+fn flatten(
+    texts: Result<Vec<(PathBuf, String)>, CliError>,
+) -> Vec<(Result<PathBuf, CliError>, String)> {
+    match texts {
+        Ok(texts) => texts.into_iter().map(|(p, t)| (Ok(p), t)).collect(),
+        Err(e) => vec![(Err(e), String::new())],
+    }
 }

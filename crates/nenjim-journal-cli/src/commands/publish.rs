@@ -24,10 +24,11 @@ use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatemen
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
 };
-use nenjim_journal_fs::ledger;
+use nenjim_journal_fs::{Store as _, ledger};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 
+use crate::address::Address;
 use crate::failure::{CliError, Status};
 use crate::report::{ContentJson, path_text};
 use crate::ui::{Paint, Ui};
@@ -40,11 +41,21 @@ pub fn with_writer<T>(
     ui: &Ui,
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    let options = match store {
-        Some(store) => WriterOptions::new().content_store(store),
+    let options = match store.map(crate::address::locate).transpose()? {
+        Some(Address::Local(store)) => WriterOptions::new().content_store(store),
+        Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
         None => WriterOptions::new(),
     };
-    let mut writer = FsJournalWriter::open(root, options)?;
+    let mut writer = match crate::address::locate(root)? {
+        Address::Local(root) => FsJournalWriter::open(root, options)?,
+        Address::Object { store, root } => {
+            // A root in a bucket exists once created: its first writer creates it.
+            store
+                .ensure_dir(&root)
+                .map_err(|e| CliError::io(&root, "cannot create the root in the store", e))?;
+            FsJournalWriter::open_store(store, root, options)?
+        }
+    };
     let result = work(&mut writer);
     if let Err(error) = writer.close() {
         // What was appended is committed; the lease will expire by itself.

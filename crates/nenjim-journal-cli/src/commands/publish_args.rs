@@ -21,13 +21,15 @@ use nenjim_journal_api::valuetypes::{
 /// `append <root> <file>... [--store <dir>] [--json]`
 #[derive(Debug, Args)]
 pub struct AppendArgs {
-    /// The Journal root to append to (its ledger is created on the first write).
+    /// The Journal root to append to (its ledger is created on the first
+    /// write): a directory or a URL (`s3://bucket/prefix` …).
     pub root: PathBuf,
-    /// The revision files to append, in this order.
+    /// The revision files to append, in this order; a directory or a URL
+    /// is a whole root, appended in its sequence order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// A content store: every new release's blob must be there first
-    /// (`<store>/blobs/sha256/<hex>`, exact size and digest).
+    /// A content store (a directory or a URL): every new release's blob
+    /// must be there first (`<store>/blobs/sha256/<hex>`, exact size and digest).
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
     /// Print one JSON document instead of text.

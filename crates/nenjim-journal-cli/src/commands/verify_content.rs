@@ -8,18 +8,23 @@
 //! is not read at all. Exit code 1 when a blob is missing, of the wrong size
 //! or of the wrong digest; 2 when the store or a blob cannot be read (that
 //! takes precedence, since the content could not be fully verified).
+//! A `--store` given by URL (`s3://bucket/prefix` …) is read from its bucket.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, ReleaseVersion};
+use nenjim_journal_fs::{EntryKind, EntryMetadata, FileSystem as _, Store as _};
+use nenjim_journal_objstore::ObjectFs;
 use serde::Serialize;
 
 use super::hash_stream;
+use crate::address::Address;
 use crate::args::VerifyContentArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
@@ -102,24 +107,34 @@ impl Verdict {
 
 pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
     let store = &args.store;
-    match std::fs::metadata(store) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(CliError::io(
-                store,
-                "cannot use the store",
-                io::Error::other("not a directory"),
-            ));
+    // A store given by URL (`s3://bucket/prefix` …) is read from its bucket.
+    let bucket = match crate::address::locate(store)? {
+        Address::Object { store, root } => Some((store, root)),
+        Address::Local(_) => None,
+    };
+    if bucket.is_none() {
+        match std::fs::metadata(store) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(CliError::io(
+                    store,
+                    "cannot use the store",
+                    io::Error::other("not a directory"),
+                ));
+            }
+            Err(e) => return Err(CliError::io(store, "cannot use the store", e)),
         }
-        Err(e) => return Err(CliError::io(store, "cannot use the store", e)),
-    }
-    if let Some(error) = super::store_layout::misplaced(store) {
-        return Err(error);
+        if let Some(error) = super::store_layout::misplaced(store) {
+            return Err(error);
+        }
     }
     let loaded = load(&args.root, ui)?;
     let pointers = collect_pointers(&*loaded.service, args.all_revisions)?;
 
-    let mut store_reader = StoreReader::new(store);
+    let mut store_reader = match bucket {
+        Some((fs, root)) => StoreReader::new(&root, Some(fs)),
+        None => StoreReader::new(store, None),
+    };
     let mut blobs = Vec::with_capacity(pointers.len());
     let mut status = Status::Ok;
     let mut text = String::new();
@@ -256,6 +271,8 @@ fn collect_pointers(
 /// Reads blobs from a store, each digest at most once.
 struct StoreReader {
     blobs: PathBuf,
+    /// The bucket the store is in (`None`: the local file system).
+    bucket: Option<Arc<ObjectFs>>,
     /// Per digest: the size on disk, or why there is none.
     probed: HashMap<ContentDigest, Result<u64, Verdict>>,
     /// Per digest: the streamed size and digest, or why it failed.
@@ -263,9 +280,10 @@ struct StoreReader {
 }
 
 impl StoreReader {
-    fn new(store: &Path) -> StoreReader {
+    fn new(store: &Path, bucket: Option<Arc<ObjectFs>>) -> StoreReader {
         StoreReader {
             blobs: store.join("blobs").join("sha256"),
+            bucket,
             probed: HashMap::new(),
             hashed: HashMap::new(),
         }
@@ -281,7 +299,7 @@ impl StoreReader {
         let on_disk = self
             .probed
             .entry(digest)
-            .or_insert_with(|| probe(&path))
+            .or_insert_with(|| probe(self.bucket.as_deref(), &path))
             .clone();
         let size = match on_disk {
             Ok(size) => size,
@@ -293,7 +311,7 @@ impl StoreReader {
         let hashed = self
             .hashed
             .entry(digest)
-            .or_insert_with(|| hash_blob(&path))
+            .or_insert_with(|| hash_blob(self.bucket.as_deref(), &path))
             .clone();
         match hashed {
             Err(message) => Verdict::Unreadable { message },
@@ -306,9 +324,13 @@ impl StoreReader {
 }
 
 /// The size of the regular file at `path`, or why there is none.
-fn probe(path: &Path) -> Result<u64, Verdict> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(m.len()),
+fn probe(bucket: Option<&ObjectFs>, path: &Path) -> Result<u64, Verdict> {
+    let metadata = match bucket {
+        Some(bucket) => bucket.metadata(path),
+        None => std::fs::metadata(path).map(|m| EntryMetadata::from(&m)),
+    };
+    match metadata {
+        Ok(m) if m.kind() == EntryKind::File => Ok(m.len()),
         Ok(_) => Err(Verdict::Unreadable {
             message: format!("{}: not a regular file", path_text(path)),
         }),
@@ -319,8 +341,12 @@ fn probe(path: &Path) -> Result<u64, Verdict> {
     }
 }
 
-fn hash_blob(path: &Path) -> Result<(u64, ContentDigest), String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path_text(path)))?;
+fn hash_blob(bucket: Option<&ObjectFs>, path: &Path) -> Result<(u64, ContentDigest), String> {
+    let file: Box<dyn io::Read + Send> = match bucket {
+        Some(bucket) => bucket.open(path),
+        None => std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn io::Read + Send>),
+    }
+    .map_err(|e| format!("{}: {e}", path_text(path)))?;
     let (size, bytes) = hash_stream(file).map_err(|e| format!("{}: {e}", path_text(path)))?;
     Ok((size, ContentDigest::from_bytes(bytes)))
 }

@@ -1,5 +1,5 @@
 //! Durable writes on a local file system: every write that the append path
-//! makes goes through here.
+//! makes on a local root goes through here (the local [`Store`](crate::Store)).
 //!
 //! - [`create_file`]: a new file, durable before it has its name: written
 //!   to a temporary file, synced, then linked to its final name (a link
@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The prefix of every temporary file the writer creates.
-pub(crate) const TMP_PREFIX: &str = ".tmp-";
+pub const TMP_PREFIX: &str = ".tmp-";
 
 /// A name no other temporary file of this or another process has.
-pub(crate) fn temporary_name() -> String {
+pub fn temporary_name() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -36,9 +36,10 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Whether [`create_file`] created the file or found one there already.
+/// Whether a create-if-absent ([`Store::create`](crate::Store::create))
+/// created the file or found one there already.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Created {
+pub enum Created {
     /// The file is new, with the given bytes, durably.
     New,
     /// A file already had that name; nothing was written.

@@ -1,0 +1,336 @@
+//! Shared by the bucket tests: revision texts, a copy of a local root into
+//! a store, worldviews to compare, stores that fail or lie, and the S3
+//! protocol server (moto) the tests start on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_objstore::ObjectFs;
+use object_store::path::Path as Key;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    PutMode, PutMultipartOptions, PutOptions, PutPayload, PutResult,
+};
+
+pub fn genesis(artifact: &str, at: &str) -> String {
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR GENESIS\nDESCRIPTION \"{artifact}\"\n"
+    )
+}
+
+/// The successor of `previous` at `at`, with `body` appended.
+pub fn successor(previous: &str, at: &str, body: &str) -> String {
+    let digest = RevisionDigest::of_text(previous);
+    let mut lines: Vec<String> = previous.lines().map(str::to_owned).collect();
+    for line in &mut lines {
+        if line.starts_with("JOURNAL_VERSION ") {
+            *line = format!("JOURNAL_VERSION {at}");
+        } else if line.starts_with("PREDECESSOR ") {
+            *line = format!("PREDECESSOR {digest}");
+        }
+    }
+    format!("{}\n{body}", lines.join("\n"))
+}
+
+/// A few artifacts, some with successors, in a fixed order.
+pub fn texts() -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, artifact) in ["left-pad", "serde", "aaa", "zz-top"].iter().enumerate() {
+        let first = genesis(artifact, &format!("2026010{}T000000Z", i + 1));
+        let second = successor(&first, "20260201T000000Z", "");
+        out.push(first);
+        out.push(second);
+    }
+    out
+}
+
+/// (sequence, coordinate, version, digest) of every revision, by sequence:
+/// the worldview compared revision by revision.
+pub fn worldview(state: &ChainState) -> Vec<(u64, String, String, String)> {
+    let mut cursor = state.replay(0);
+    let mut out = Vec::new();
+    while let Some(r) = cursor.next().unwrap() {
+        out.push((
+            r.sequence(),
+            r.coordinate().to_string(),
+            r.journal_version().to_string(),
+            r.digest().to_string(),
+        ));
+    }
+    out
+}
+
+/// Every file of the local `root` (ledger entries by their record), except
+/// the lease, its lock and temporaries: (path relative to the root, bytes).
+pub fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "lease" || name == "lease.lock" || name.starts_with(".tmp-") {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            let relative = path.strip_prefix(root).unwrap().to_path_buf();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_symlink() {
+                let record = std::fs::read_link(&path).unwrap();
+                out.insert(relative, record.into_os_string().into_encoded_bytes());
+            } else {
+                out.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Copies the local `root` into `store` under the key prefix `prefix`.
+pub fn copy_into(root: &Path, store: &dyn ObjectStore, prefix: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (relative, bytes) in files(root) {
+        let key = Key::from(format!("{prefix}/{}", relative.to_str().unwrap()));
+        runtime
+            .block_on(store.put_opts(&key, PutPayload::from(bytes), PutOptions::default()))
+            .unwrap();
+    }
+}
+
+/// Which calls a [`Faulty`] store fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// None.
+    Never,
+    /// The `n`-th call (from 1) fails before it reaches the store.
+    Refuse(u64),
+    /// The `n`-th call reaches the store, then its answer is lost.
+    LoseAnswer(u64),
+    /// Puts ignore their precondition (a store that lies).
+    Lie,
+}
+
+/// An object store in front of another that fails one call, or lies.
+pub struct Faulty {
+    inner: Arc<dyn ObjectStore>,
+    fault: Fault,
+    calls: AtomicU64,
+}
+
+impl Faulty {
+    pub fn new(inner: Arc<dyn ObjectStore>, fault: Fault) -> Faulty {
+        Faulty {
+            inner,
+            fault,
+            calls: AtomicU64::new(0),
+        }
+    }
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::SeqCst)
+    }
+    /// `Some(lose_answer)` when this call is the faulty one.
+    fn fail_now(&self) -> Option<bool> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        match self.fault {
+            Fault::Refuse(k) if k == n => Some(false),
+            Fault::LoseAnswer(k) if k == n => Some(true),
+            _ => None,
+        }
+    }
+}
+
+fn injected() -> object_store::Error {
+    object_store::Error::Generic {
+        store: "faulty",
+        source: "injected fault".into(),
+    }
+}
+
+impl fmt::Debug for Faulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Faulty({:?})", self.fault)
+    }
+}
+
+impl fmt::Display for Faulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Faulty({:?})", self.fault)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for Faulty {
+    async fn put_opts(
+        &self,
+        location: &Key,
+        payload: PutPayload,
+        mut opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        if self.fault == Fault::Lie {
+            opts.mode = PutMode::Overwrite;
+        }
+        match self.fail_now() {
+            Some(false) => Err(injected()),
+            Some(true) => {
+                let _ = self.inner.put_opts(location, payload, opts).await;
+                Err(injected())
+            }
+            None => self.inner.put_opts(location, payload, opts).await,
+        }
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Key,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Key,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        match self.fail_now() {
+            Some(_) => Err(injected()),
+            None => self.inner.get_opts(location, options).await,
+        }
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Key>>,
+    ) -> BoxStream<'static, object_store::Result<Key>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
+        match self.fail_now() {
+            Some(_) => Err(injected()),
+            None => self.inner.list_with_delimiter(prefix).await,
+        }
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Key,
+        to: &Key,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// The S3 protocol server of the `moto` Python package, on 127.0.0.1 and a
+/// free port, killed on drop.
+pub struct Moto {
+    child: Child,
+    pub port: u16,
+}
+
+impl Moto {
+    /// Starts the server and waits until it answers. Fails (never skips)
+    /// when moto is not installed: `.ci/run` installs it.
+    pub fn start() -> Moto {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs the moto S3 server (pip install 'moto[server]==5.1.18')");
+        let mut moto = Moto { child, port };
+        // Poll until it accepts connections (or exits: moto is missing).
+        for _ in 0..600 {
+            if let Some(status) = moto.child.try_wait().unwrap() {
+                panic!(
+                    "the moto server exited ({status}): install it with pip install 'moto[server]==5.1.18'"
+                );
+            }
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return moto;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = moto.child.kill();
+        panic!("the moto server did not accept connections on port {port}");
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates the bucket `name` (an unsigned request: moto accepts it).
+    pub fn create_bucket(&self, name: &str) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            self.port
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+
+    /// An S3 client of the bucket `name`.
+    pub fn bucket(&self, name: &str) -> Arc<dyn ObjectStore> {
+        Arc::new(
+            object_store::aws::AmazonS3Builder::new()
+                .with_endpoint(self.endpoint())
+                .with_allow_http(true)
+                .with_bucket_name(name)
+                .with_region("us-east-1")
+                .with_access_key_id("test")
+                .with_secret_access_key("test")
+                .build()
+                .unwrap(),
+        )
+    }
+
+    /// A new bucket `name` as a root store.
+    pub fn object_fs(&self, name: &str) -> Arc<ObjectFs> {
+        self.create_bucket(name);
+        Arc::new(ObjectFs::new(self.bucket(name), format!("s3://{name}")).unwrap())
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
