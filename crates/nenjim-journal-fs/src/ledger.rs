@@ -33,8 +33,8 @@
 //! records of the contiguous entries after the previous segment, up to the
 //! sequence in its name, so that a reader opens one file per segment instead
 //! of one per entry. Segments are written (create-if-absent, never
-//! rewritten) once a thousand entries have no segment, and once for the
-//! revisions a root held when its ledger was created.
+//! rewritten) once a thousand entries have no segment, and, a thousand
+//! entries each, for the revisions a root held when its ledger was created.
 //!
 //! A reader lists `segments/`, reads them in order (each must start where
 //! the one before ended), then reads `log/<n>` for the sequences after the

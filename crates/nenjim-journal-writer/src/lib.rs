@@ -331,7 +331,12 @@ impl FsJournalWriter {
                 .map_err(io_error(&path, "cannot create the ledger directory"))?;
         }
         let state = nenjim_journal_fs::load_with(self.fs(), &self.root, LoadOptions::new())?;
+        // Segments of at most `segment_span` entries, like the ones appends
+        // make (one segment for a large root would outgrow what a reader
+        // accepts); the marker written after them makes the set atomic.
+        let span = self.options.segment_span;
         let mut text = String::new();
+        let mut in_segment = 0;
         let mut cursor = state.replay(0);
         while let Some(revision) = cursor.next()? {
             let path = ledger::revision_path(
@@ -350,13 +355,15 @@ impl FsJournalWriter {
             );
             text.push_str(&entry.to_string());
             text.push('\n');
-        }
-        let last = state.last_sequence();
-        if last > 0 {
-            let path = ledger::segment_path(&self.root, last);
-            self.store
-                .create(&path, text.as_bytes(), &tmp)
-                .map_err(io_error(&path, "cannot write the ledger's first segment"))?;
+            in_segment += 1;
+            if in_segment == span || revision.sequence() == state.last_sequence() {
+                let path = ledger::segment_path(&self.root, revision.sequence());
+                self.store
+                    .create(&path, text.as_bytes(), &tmp)
+                    .map_err(io_error(&path, "cannot write a segment of the new ledger"))?;
+                text.clear();
+                in_segment = 0;
+            }
         }
         let marker = dir.join(ledger::MARKER);
         self.store

@@ -709,3 +709,35 @@ fn a_fork_is_refused_by_the_writer_and_a_hand_placed_one_never_breaks_a_start() 
         vec![root.path().join("aaa/20260103T000000Z.journal")]
     );
 }
+
+/// Recording a large root writes segments of the writer's span (a single
+/// segment would outgrow what a reader accepts), with a start's sequences.
+#[test]
+fn recording_a_root_writes_segments_of_the_span() {
+    let root = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        let name = format!("a{i:02}");
+        std::fs::create_dir(root.path().join(&name)).unwrap();
+        std::fs::write(
+            root.path().join(&name).join("20260101T000000Z.journal"),
+            genesis(&name, "20260101T000000Z"),
+        )
+        .unwrap();
+    }
+    let before = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    let writer = FsJournalWriter::open(root.path(), WriterOptions::new().segment_span(10)).unwrap();
+    writer.close().unwrap();
+    let mut segments: Vec<String> = std::fs::read_dir(root.path().join(".ledger/segments"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    segments.sort();
+    assert_eq!(
+        segments,
+        [10, 20, 25].map(|n| format!("{n:020}.segment")).to_vec()
+    );
+    assert_eq!(
+        sequences(&load(root.path(), LoadOptions::new()).unwrap()),
+        before
+    );
+}
