@@ -41,16 +41,16 @@ pub(crate) struct RevisionFile {
 }
 
 impl RevisionFile {
-    /// The runtime file `<root>/<coordinate>/<version>.journal` of a
-    /// revision a ledger records with `len` bytes.
+    /// The runtime file `<dir>/<version>.journal` (`dir` is
+    /// `<root>/<coordinate>`) of a revision a ledger records with `len` bytes.
     pub(crate) fn recorded(
-        root: &Path,
+        dir: &Arc<Path>,
         coordinate: ArtifactCoordinate,
         version: JournalVersion,
         len: u64,
     ) -> RevisionFile {
         RevisionFile {
-            dir: Arc::from(root.join(coordinate.as_str())),
+            dir: Arc::clone(dir),
             suffix: RUNTIME_SUFFIX,
             coordinate,
             version,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
@@ -32,21 +33,21 @@ fn mismatch(path: PathBuf, message: String) -> JournalError {
 /// every file twice.
 fn read_recorded(
     fs: &dyn FileSystem,
-    root: &Path,
+    dir: &Arc<Path>,
     pointer: &RevisionPointer,
     interner: &mut Interner,
     previous: Option<&ParsedText>,
 ) -> Result<ParsedText, JournalError> {
     let file = RevisionFile::recorded(
-        root,
+        dir,
         pointer.coordinate().clone(),
         pointer.version(),
         pointer.size(),
     );
-    let path = file.path();
+    // Paths are built for errors only.
     let changed = |found: String| {
         mismatch(
-            path.clone(),
+            file.path(),
             format!(
                 "found {found}, expected the recorded revision of {} bytes with digest {} (a recorded revision never changes: restore it)",
                 pointer.size(),
@@ -59,7 +60,7 @@ fn read_recorded(
         Err(e)
             if e.kind() == ErrorKind::Io
                 && fs
-                    .symlink_metadata(&path)
+                    .symlink_metadata(&file.path())
                     .is_err_and(|m| m.kind() == std::io::ErrorKind::NotFound) =>
         {
             return Err(changed("no file".to_owned()));
@@ -90,9 +91,14 @@ fn read_recorded(
             Ok(again) if RevisionDigest::of_bytes(&again) != *pointer.digest() => Err(changed(
                 format!("digest {}", RevisionDigest::of_bytes(&again)),
             )),
-            _ => Err(e.with_path(path)),
+            _ => Err(e.with_path(file.path())),
         },
     }
+}
+
+/// `<root>/<coordinate>` of the revision `pointer` points at.
+fn artifact_dir(root: &Path, pointer: &RevisionPointer) -> Arc<Path> {
+    Arc::from(root.join(pointer.coordinate().as_str()))
 }
 
 /// What the parallel step made of one artifact's recorded files: the
@@ -177,8 +183,12 @@ fn parse_group(
 ) -> Parsed {
     let mut revisions = Vec::with_capacity(files.len());
     let mut previous: Option<ParsedText> = None;
+    // The artifact's directory, shared by its files.
+    let Some(dir) = files.first().map(|(_, p)| artifact_dir(root, p)) else {
+        return (revisions, None);
+    };
     for &(sequence, pointer) in files {
-        match read_recorded(fs, root, pointer, interner, previous.as_ref()) {
+        match read_recorded(fs, &dir, pointer, interner, previous.as_ref()) {
             Ok(parsed) => {
                 revisions.push((sequence, parsed.revision().clone()));
                 previous = Some(parsed);
@@ -197,11 +207,11 @@ fn ingest_at(
     sequence: u64,
     revision: JournalRevision,
 ) -> Result<(), JournalError> {
-    let path =
-        crate::ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+    // The path is only built for an error (a start ingests every revision).
+    let (coordinate, version) = (revision.coordinate().clone(), revision.journal_version());
     let (stored, outcome) = state
         .ingest_revision_in_place_at(revision, sequence)
-        .map_err(|e| e.with_path(&path))?;
+        .map_err(|e| e.with_path(crate::ledger::revision_path(root, &coordinate, version)))?;
     match outcome {
         Outcome::Accepted => Ok(()),
         Outcome::Unchanged => Err(mismatch(
@@ -253,7 +263,13 @@ pub(crate) fn refresh(
             unchanged += 1;
             continue;
         }
-        let parsed = read_recorded(fs, root, pointer, &mut interner, None)?;
+        let parsed = read_recorded(
+            fs,
+            &artifact_dir(root, pointer),
+            pointer,
+            &mut interner,
+            None,
+        )?;
         let mut next = current.clone();
         ingest_at(&mut next, root, sequence, parsed.into_revision())?;
         current = next;
