@@ -42,6 +42,7 @@
 //! is created, so a root whose ledger creation was interrupted still loads
 //! as a root without one.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -186,6 +187,15 @@ impl Entry {
 
     /// Parses one record line (without its line terminator).
     pub fn parse(line: &str) -> Result<Entry, String> {
+        Entry::parse_cached(line, &mut HashMap::new())
+    }
+
+    /// [`Entry::parse`], taking coordinates already seen from `seen` (an
+    /// artifact recurs in a ledger once per revision: it is validated once).
+    fn parse_cached(
+        line: &str,
+        seen: &mut HashMap<Box<str>, ArtifactCoordinate>,
+    ) -> Result<Entry, String> {
         let mut tokens = line.split(' ');
         let mut next = |what: &str| {
             tokens
@@ -201,9 +211,17 @@ impl Entry {
         }
         let record = match next("REVISION or FENCE")? {
             "REVISION" => {
-                let coordinate = next("a coordinate")?
-                    .parse()
-                    .map_err(|e: JournalError| e.message().to_owned())?;
+                let token = next("a coordinate")?;
+                let coordinate = match seen.get(token) {
+                    Some(coordinate) => coordinate.clone(),
+                    None => {
+                        let coordinate: ArtifactCoordinate = token
+                            .parse()
+                            .map_err(|e: JournalError| e.message().to_owned())?;
+                        seen.insert(token.into(), coordinate.clone());
+                        coordinate
+                    }
+                };
                 let version = next("a Journal version")?
                     .parse()
                     .map_err(|e: JournalError| e.message().to_owned())?;
@@ -325,10 +343,11 @@ pub fn read(fs: &dyn FileSystem, root: &Path) -> Result<Option<Ledger>, JournalE
         ));
     }
     let mut ledger = Ledger::default();
+    let mut seen = HashMap::new();
     for (last, path) in segments(fs, root)? {
         let text = read_small(fs, &path)?;
         for (index, line) in text.lines().enumerate() {
-            let entry = Entry::parse(line)
+            let entry = Entry::parse_cached(line, &mut seen)
                 .map_err(|m| mismatch(&path, format!("line {}: {m}", index + 1)))?;
             push(&mut ledger, entry, &path)?;
         }
@@ -349,7 +368,7 @@ pub fn read(fs: &dyn FileSystem, root: &Path) -> Result<Option<Ledger>, JournalE
         let Some(line) = read_entry(fs, &path)? else {
             break;
         };
-        let entry = Entry::parse(&line).map_err(|m| mismatch(&path, m))?;
+        let entry = Entry::parse_cached(&line, &mut seen).map_err(|m| mismatch(&path, m))?;
         push(&mut ledger, entry, &path)?;
     }
     Ok(Some(ledger))

@@ -1,7 +1,7 @@
 //! Loading and refreshing a root with a ledger: the ledger alone decides
 //! which revision files are read, and their sequences (format section 9).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -119,7 +119,7 @@ pub(crate) fn load(
     root: &Path,
     ledger: &Ledger,
 ) -> Result<ChainState, JournalError> {
-    let mut groups: BTreeMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = BTreeMap::new();
+    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
     for (sequence, pointer) in ledger.revisions() {
         groups
             .entry(pointer.coordinate())
@@ -131,7 +131,7 @@ pub(crate) fn load(
     let shared = SharedInterner::default();
     let mut state = ChainState::new();
     let mut expected = ledger.revisions().map(|(sequence, _)| sequence).peekable();
-    let mut pending: BTreeMap<u64, JournalRevision> = BTreeMap::new();
+    let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
         &groups,
