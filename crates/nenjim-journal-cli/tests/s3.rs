@@ -3,79 +3,16 @@
 //! after; `.ci/run` installs it: without it this test fails, never skips).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
-/// The moto server, killed on drop.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("python3")
-            .args([
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs the moto S3 server (pip install 'moto[server]==5.1.18')");
-        let mut moto = Moto { child, port };
-        for _ in 0..600 {
-            if let Some(status) = moto.child.try_wait().unwrap() {
-                panic!("the moto server exited ({status}): pip install 'moto[server]==5.1.18'");
-            }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return moto;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        panic!("the moto server did not accept connections on port {port}");
-    }
-
-    fn create_bucket(&self, name: &str) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            stream,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use nenjim_journal_testkit::moto::Moto;
 
 fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
         .args(args)
         .current_dir(dir)
-        .env(
-            "AWS_ENDPOINT_URL",
-            format!("http://127.0.0.1:{}", moto.port),
-        )
+        .env("AWS_ENDPOINT_URL", moto.endpoint())
         .env("AWS_ALLOW_HTTP", "true")
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")

@@ -15,6 +15,8 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use support::MotoBuckets as _;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

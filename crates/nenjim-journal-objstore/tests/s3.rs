@@ -17,7 +17,7 @@ use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStoreExt as _, PutMode, PutOptions, PutPayload};
 
-use support::{Moto, texts};
+use support::{Moto, MotoBuckets as _, texts};
 
 #[test]
 fn bucket_cases_against_the_s3_protocol_server() {

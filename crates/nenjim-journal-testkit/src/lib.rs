@@ -23,4 +23,5 @@ pub mod checks;
 pub mod docs;
 pub mod faults;
 pub mod memory_fs;
+pub mod moto;
 pub mod texts;

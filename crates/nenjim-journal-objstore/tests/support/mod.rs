@@ -5,10 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -242,72 +239,20 @@ impl ObjectStore for Faulty {
     }
 }
 
-/// The S3 protocol server of the `moto` Python package, on 127.0.0.1 and a
-/// free port, killed on drop.
-pub struct Moto {
-    child: Child,
-    pub port: u16,
+/// The S3 protocol server of the `moto` Python package (the testkit's),
+/// with this crate's clients of its buckets.
+pub use nenjim_journal_testkit::moto::Moto;
+
+/// Clients of a moto server's buckets.
+pub trait MotoBuckets {
+    /// An S3 client of the bucket `name`.
+    fn bucket(&self, name: &str) -> Arc<dyn ObjectStore>;
+    /// A new bucket `name` as a root store.
+    fn object_fs(&self, name: &str) -> Arc<ObjectFs>;
 }
 
-impl Moto {
-    /// Starts the server and waits until it answers. Fails (never skips)
-    /// when moto is not installed: `.ci/run` installs it.
-    pub fn start() -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("python3")
-            .args([
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs the moto S3 server (pip install 'moto[server]==5.1.18')");
-        let mut moto = Moto { child, port };
-        // Poll until it accepts connections (or exits: moto is missing).
-        for _ in 0..600 {
-            if let Some(status) = moto.child.try_wait().unwrap() {
-                panic!(
-                    "the moto server exited ({status}): install it with pip install 'moto[server]==5.1.18'"
-                );
-            }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return moto;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = moto.child.kill();
-        panic!("the moto server did not accept connections on port {port}");
-    }
-
-    pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// Creates the bucket `name` (an unsigned request: moto accepts it).
-    pub fn create_bucket(&self, name: &str) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            stream,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    }
-
-    /// An S3 client of the bucket `name`.
-    pub fn bucket(&self, name: &str) -> Arc<dyn ObjectStore> {
+impl MotoBuckets for Moto {
+    fn bucket(&self, name: &str) -> Arc<dyn ObjectStore> {
         Arc::new(
             object_store::aws::AmazonS3Builder::new()
                 .with_endpoint(self.endpoint())
@@ -321,16 +266,8 @@ impl Moto {
         )
     }
 
-    /// A new bucket `name` as a root store.
-    pub fn object_fs(&self, name: &str) -> Arc<ObjectFs> {
+    fn object_fs(&self, name: &str) -> Arc<ObjectFs> {
         self.create_bucket(name);
         Arc::new(ObjectFs::new(self.bucket(name), format!("s3://{name}")).unwrap())
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

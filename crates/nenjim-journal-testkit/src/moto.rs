@@ -1,0 +1,96 @@
+//! The S3 protocol server of the `moto` Python package, for the tests that
+//! run against a real S3 protocol: started on 127.0.0.1 and a free port,
+//! killed on drop. `.ci/run` installs it; without it a test fails (never
+//! skips).
+
+use std::io::{Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+
+/// The moto S3 server, killed (and reaped) on drop.
+#[derive(Debug)]
+pub struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Moto {
+    /// Starts the server and waits until it accepts connections.
+    ///
+    /// # Panics
+    ///
+    /// When python3 or moto is missing, or the server does not come up: a
+    /// test that needs it fails.
+    #[allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+    pub fn start() -> Moto {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs the moto S3 server (pip install 'moto[server]==5.1.18')");
+        let mut moto = Moto { child, port };
+        // Poll until it accepts connections (or exits: moto is missing).
+        for _ in 0..600 {
+            if let Some(status) = moto.child.try_wait().unwrap() {
+                panic!(
+                    "the moto server exited ({status}): install it with pip install 'moto[server]==5.1.18'"
+                );
+            }
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return moto;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = moto.child.kill();
+        panic!("the moto server did not accept connections on port {port}");
+    }
+
+    /// The server's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates the bucket `name` (an unsigned request: moto accepts it).
+    ///
+    /// # Panics
+    ///
+    /// When the server does not answer 200.
+    #[allow(clippy::unwrap_used)]
+    pub fn create_bucket(&self, name: &str) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            self.port
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
