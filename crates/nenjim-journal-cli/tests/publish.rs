@@ -929,6 +929,23 @@ fn check_warns_about_files_the_ledger_does_not_record() {
     let check = run(&[&"check", &f.root]);
     assert_code(&check, 0);
     assert!(stdout(&check).contains("2 revisions"), "{}", stdout(&check));
+    // The same root by URL (an object store over the directory) is read
+    // through that store, and finds the same file.
+    let url = format!("file://{}", f.root.display());
+    let by_url = run_json(&[&"check", &url], 0);
+    let found: Vec<String> = by_url["unrecorded"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(found.len(), 1, "{by_url}");
+    assert!(
+        found[0].ends_with("left-pad/20991231T000000Z.journal"),
+        "{found:?}"
+    );
     let expected = format!(
         "nenjim-journal append {} {}",
         f.root.display(),

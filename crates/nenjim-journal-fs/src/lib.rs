@@ -179,11 +179,20 @@ pub fn unrecorded(
     options: LoadOptions,
     held: &dyn Fn(&ArtifactCoordinate, JournalVersion) -> bool,
 ) -> Result<Vec<std::path::PathBuf>, JournalError> {
-    let fs = RealFileSystem;
-    if !ledger::exists(&fs, root)? {
+    unrecorded_with(&RealFileSystem, root, options, held)
+}
+
+/// [`unrecorded`] through `fs` (a root in an object store, say).
+pub fn unrecorded_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+    held: &dyn Fn(&ArtifactCoordinate, JournalVersion) -> bool,
+) -> Result<Vec<std::path::PathBuf>, JournalError> {
+    if !ledger::exists(fs, root)? {
         return Ok(Vec::new());
     }
-    recorded::unrecorded_files(&fs, root, options, held)
+    recorded::unrecorded_files(fs, root, options, held)
 }
 
 /// Re-reads the root against `state`: unchanged files (same digest) are counted

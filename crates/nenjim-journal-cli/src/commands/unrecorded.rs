@@ -6,21 +6,23 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
-use nenjim_journal_fs::{LoadOptions, RealFileSystem, ledger};
+use nenjim_journal_fs::LoadOptions;
 
 use crate::failure::CliError;
 
-/// The files under `root` that its ledger does not record (empty for a
-/// root without a ledger); `service` is the root as started.
+/// The files under `root` (a path or an object store's URL, read through
+/// that store) that its ledger does not record (empty for a root without a
+/// ledger); `service` is the root as started.
 pub fn unrecorded(
     root: &Path,
     examples: bool,
     service: &dyn JournalService,
 ) -> Result<Vec<PathBuf>, CliError> {
-    if !ledger::exists(&RealFileSystem, root)? {
-        return Ok(Vec::new());
-    }
+    let address = crate::address::locate(root)?;
+    let (fs, root) = crate::address::file_system(&address);
     let options = LoadOptions::new().with_examples(examples);
     let held = |c: &ArtifactCoordinate, v| service.revision(c, v).ok().flatten().is_some();
-    Ok(nenjim_journal_fs::unrecorded(root, options, &held)?)
+    Ok(nenjim_journal_fs::unrecorded_with(
+        &*fs, root, options, &held,
+    )?)
 }
