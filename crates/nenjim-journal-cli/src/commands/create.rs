@@ -11,15 +11,7 @@ use crate::failure::{CliError, Status};
 use crate::ui::Ui;
 
 pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
-    let what = Publish {
-        command: "create",
-        root: &args.root,
-        store: None,
-        coordinate: &args.coordinate,
-        release: None,
-        content: None,
-        json: args.json,
-    };
+    let what = Publish::header_or_policy("create", &args.root, &args.coordinate, args.json);
     publish(&what, ui, |head, at| {
         if let Some(head) = head {
             return Err(build::error(

@@ -28,15 +28,7 @@ pub fn deprecate(args: &PolicyArgs, ui: &Ui) -> Result<Status, CliError> {
 }
 
 fn target<'a>(command: &'static str, args: &'a PolicyArgs) -> Publish<'a> {
-    Publish {
-        command,
-        root: &args.root,
-        store: None,
-        coordinate: &args.coordinate,
-        release: None,
-        content: None,
-        json: args.json,
-    }
+    Publish::header_or_policy(command, &args.root, &args.coordinate, args.json)
 }
 
 /// Appends the successor with `statement` after the head's policy.
@@ -55,15 +47,7 @@ fn add(what: &Publish<'_>, ui: &Ui, statement: PolicyStatement) -> Result<Status
 }
 
 pub fn recommend(args: &RecommendArgs, ui: &Ui) -> Result<Status, CliError> {
-    let what = Publish {
-        command: "recommend",
-        root: &args.root,
-        store: None,
-        coordinate: &args.coordinate,
-        release: None,
-        content: None,
-        json: args.json,
-    };
+    let what = Publish::header_or_policy("recommend", &args.root, &args.coordinate, args.json);
     let statement = PolicyStatement::Recommend {
         version: args.release.clone(),
     };

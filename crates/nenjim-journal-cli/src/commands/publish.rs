@@ -187,6 +187,27 @@ pub struct Publish<'a> {
     pub json: bool,
 }
 
+impl<'a> Publish<'a> {
+    /// A command that changes the head without a release or a blob
+    /// (`create`, `yank`, `deprecate`, `recommend`).
+    pub fn header_or_policy(
+        command: &'static str,
+        root: &'a Path,
+        coordinate: &'a ArtifactCoordinate,
+        json: bool,
+    ) -> Publish<'a> {
+        Publish {
+            command,
+            root,
+            store: None,
+            coordinate,
+            release: None,
+            content: None,
+            json,
+        }
+    }
+}
+
 /// Runs a publishing command on the head of its coordinate: `plan` decides
 /// (given the head, if any, and the new revision's stamp), then the
 /// successor is validated, its blob put and the text appended.
