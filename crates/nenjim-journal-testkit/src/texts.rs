@@ -1,5 +1,6 @@
 //! Journal texts and temporary roots for the loader's tests.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -104,4 +105,35 @@ impl Root {
     pub fn put(&self, coordinate: &str, version: &str, text: &str) -> PathBuf {
         self.write(&format!("{coordinate}/{version}.journal"), text)
     }
+}
+
+/// Every file of the local `root` (ledger entries by their record), except
+/// the writer's lease, its lock and temporaries: (path relative to the
+/// root, bytes). Two equal snapshots mean nothing a Journal would load
+/// changed.
+#[allow(clippy::unwrap_used)]
+pub fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "lease" || name == "lease.lock" || name.starts_with(".tmp-") {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            let relative = path.strip_prefix(root).unwrap().to_path_buf();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_symlink() {
+                let record = std::fs::read_link(&path).unwrap();
+                out.insert(relative, record.into_os_string().into_encoded_bytes());
+            } else {
+                out.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -16,6 +16,7 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, RevisionDigest};
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, load};
 use nenjim_journal_ref::JournalAssembly;
+use nenjim_journal_testkit::texts::files;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use rstest::rstest;
 
@@ -63,38 +64,6 @@ fn sequences(state: &ChainState) -> BTreeMap<(String, String), u64> {
             (r.coordinate().to_string(), r.journal_version().to_string()),
             r.sequence(),
         );
-    }
-    out
-}
-
-/// Every file under `root` with its bytes (ledger entries by their record),
-/// except the lease, its lock and temporaries.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name == "lease" || name == "lease.lock" || name.starts_with(".tmp-") {
-                continue;
-            }
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_symlink() {
-                out.insert(
-                    path.clone(),
-                    std::fs::read_link(&path)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                );
-            } else {
-                out.insert(path.clone(), std::fs::read(&path).unwrap());
-            }
-        }
     }
     out
 }
@@ -233,10 +202,10 @@ fn an_idempotent_repeat_keeps_its_sequence_and_writes_nothing() {
     let mut writer = open(root.path());
     writer.append(&text).unwrap();
     writer.append(&genesis("bbb", "20260101T000000Z")).unwrap();
-    let before = snapshot(root.path());
+    let before = files(root.path());
     let again = writer.append(&text).unwrap();
     assert_eq!((again.sequence(), again.is_new()), (1, false));
-    assert_eq!(snapshot(root.path()), before);
+    assert_eq!(files(root.path()), before);
 }
 
 /// What each refused append is, built on a root holding `aaa` (a genesis,
@@ -263,10 +232,10 @@ fn a_refusal_writes_nothing(#[case] text: &str, #[case] kind: ErrorKind) {
     let mut writer = open(root.path());
     writer.append(&genesis("aaa", "20260101T000000Z")).unwrap();
     writer.append(&head()).unwrap();
-    let before = snapshot(root.path());
+    let before = files(root.path());
     let loaded = sequences(&load(root.path(), LoadOptions::new()).unwrap());
     assert_eq!(writer.append(text).unwrap_err().kind(), kind);
-    assert_eq!(snapshot(root.path()), before);
+    assert_eq!(files(root.path()), before);
     assert_eq!(
         sequences(&load(root.path(), LoadOptions::new()).unwrap()),
         loaded
@@ -312,10 +281,10 @@ fn blobs_are_required_before_their_pointers() {
     );
 
     let missing = successor(&g, "20260102T000000Z", &release("1.0.0", CONTENT));
-    let before = snapshot(root.path());
+    let before = files(root.path());
     let error = writer.append(&missing).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::BlobMissing, "{error}");
-    assert_eq!(snapshot(root.path()), before);
+    assert_eq!(files(root.path()), before);
 
     let wrong_size = format!("{} {}", pointer.digest(), pointer.size() + 1);
     let error = writer

@@ -3,9 +3,8 @@
 //! protocol server (moto) the tests start on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
-use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -68,33 +67,7 @@ pub fn worldview(state: &ChainState) -> Vec<(u64, String, String, String)> {
     out
 }
 
-/// Every file of the local `root` (ledger entries by their record), except
-/// the lease, its lock and temporaries: (path relative to the root, bytes).
-pub fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name == "lease" || name == "lease.lock" || name.starts_with(".tmp-") {
-                continue;
-            }
-            let kind = entry.file_type().unwrap();
-            let relative = path.strip_prefix(root).unwrap().to_path_buf();
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_symlink() {
-                let record = std::fs::read_link(&path).unwrap();
-                out.insert(relative, record.into_os_string().into_encoded_bytes());
-            } else {
-                out.insert(relative, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
-}
+pub use nenjim_journal_testkit::texts::files;
 
 /// Copies the local `root` into `store` under the key prefix `prefix`.
 pub fn copy_into(root: &Path, store: &dyn ObjectStore, prefix: &str) {
