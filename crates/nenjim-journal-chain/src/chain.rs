@@ -6,9 +6,10 @@
 //! middle: every node but those on the right edge is full. Each node keeps
 //! the Journal versions of its entries (a leaf) or the first version of each
 //! child (a branch) in one contiguous slice, so an exact or an as-of lookup
-//! is one descent from the root with a search (four-way, then binary) of at most
-//! [`WIDTH`] versions per level, reading no revision until the one it
-//! returns: O(log n) with a small constant and no allocation.
+//! is one descent from the root with a search (interpolation, then a gallop
+//! and a binary search) of at most [`WIDTH`] versions per level, reading no
+//! revision until the one it returns: O(log n) at worst, a few keys per
+//! level for a chain of regular pace, and no allocation.
 //!
 //! Appending path-copies the right edge (O(log n) nodes of at most
 //! [`WIDTH`] entries, through `Arc::make_mut`), so an older snapshot that
@@ -17,6 +18,7 @@
 use std::sync::Arc;
 
 use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::JournalVersion;
 
 /// Entries per node.
@@ -28,10 +30,12 @@ use nenjim_journal_api::valuetypes::JournalVersion;
 /// one 512-entry leaf. The unit tests use 16, to build deep trees quickly.
 const WIDTH: usize = if cfg!(test) { 16 } else { 512 };
 
-type Key = JournalVersion;
+/// A node's key: the Journal version in seconds ([`build::ordinal_seconds`]),
+/// which a lookup can interpolate.
+type Key = u64;
 
 fn key(version: JournalVersion) -> Key {
-    version
+    build::ordinal_seconds(version)
 }
 
 #[derive(Clone, Debug)]
@@ -124,52 +128,76 @@ impl Node {
 }
 
 /// How many of the strictly ascending `keys` are at or before `version`
-/// (where `partition_point` would stop), by a search with branches.
+/// (where `partition_point` would stop), by interpolation, then a gallop
+/// and a binary search between the keys the gallop found.
 ///
-/// Not `partition_point`: std's search is branchless, so every step's load
-/// waits for the previous comparison. With branches the processor runs
-/// ahead on its prediction, which for repeated or nearby lookups is right;
-/// four-way steps (three independent loads each) halve the steps. Bench P5
-/// (`revision_as_of` on 100 000 revisions) found this four-way search the
-/// fastest, ahead of a binary one with branches, then `partition_point`,
-/// then a count of the keys (x86-64's baseline cannot vectorize 64-bit
-/// comparisons).
+/// A key counts seconds ([`build::ordinal_seconds`]), so in a chain whose
+/// revisions come at a regular pace (a release a day, say) the first guess
+/// is the answer or next to it, and the search reads two or three keys of
+/// a 512-key node instead of the nine of a binary search. An irregular
+/// chain costs at most a gallop: O(log d) for a guess d keys off. (Bench
+/// P5, `revision_as_of` in the middle of 100 000 revisions: figures in
+/// `benches/report-notes.md`; interpolating the decimal `YYYYMMDDhhmmss`
+/// instead was slower than a binary search, its jumps at month and year
+/// ends put the guess far off.)
 fn count_at_or_before(keys: &[Key], version: Key) -> usize {
-    let (mut low, mut high) = (0, keys.len());
-    // Four-way steps while the range is wide: three independent loads and
-    // comparisons per step, half as many steps.
-    while high - low > 8 {
-        let quarter = (high - low) / 4;
-        let (a, b, c) = (low + quarter, low + 2 * quarter, low + 3 * quarter);
-        let (Some(ka), Some(kb), Some(kc)) = (keys.get(a), keys.get(b), keys.get(c)) else {
-            break;
-        };
-        if *kb <= version {
-            if *kc <= version {
-                low = c + 1;
+    let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+        return 0;
+    };
+    if version < first {
+        return 0;
+    }
+    if version >= last {
+        return keys.len();
+    }
+    // Here first <= version < last: at least two keys, and the answer is
+    // in 1..len. `at_or_before(i)`: whether key i is at or before version
+    // (false past the end, which cannot be reached: the last key is after).
+    let at_or_before = |i: usize| keys.get(i).is_some_and(|k| *k <= version);
+    let span = last - first;
+    let steps = (keys.len() - 1) as u64;
+    // (version - first) * steps < span * steps, which fits: a key is below
+    // 3.2e11 and a node holds at most `WIDTH` keys.
+    let guess = (version - first)
+        .checked_mul(steps)
+        .map_or(keys.len() / 2, |product| (product / span) as usize);
+    // Bracket the answer: key `low` is at or before, key `high` after.
+    let (mut low, mut high);
+    if at_or_before(guess) {
+        low = guess;
+        let mut step = 1;
+        loop {
+            let next = (low + step).min(keys.len() - 1);
+            if at_or_before(next) {
+                low = next;
+                step *= 2;
             } else {
-                low = b + 1;
-                high = c;
+                high = next;
+                break;
             }
-        } else if *ka <= version {
-            low = a + 1;
-            high = b;
-        } else {
-            high = a;
+        }
+    } else {
+        high = guess;
+        let mut step = 1;
+        loop {
+            let next = high.saturating_sub(step);
+            if at_or_before(next) {
+                low = next;
+                break;
+            }
+            high = next;
+            step *= 2;
         }
     }
-    while low < high {
+    while high - low > 1 {
         let middle = low + (high - low) / 2;
-        let Some(key) = keys.get(middle) else {
-            break;
-        };
-        if *key <= version {
-            low = middle + 1;
+        if at_or_before(middle) {
+            low = middle;
         } else {
             high = middle;
         }
     }
-    low
+    high
 }
 
 impl Chain {
@@ -298,6 +326,30 @@ mod tests {
                 count_at_or_before(&keys, probe),
                 keys.partition_point(|k| *k <= probe)
             );
+        }
+
+        /// Any ascending keys, clustered or spread over the whole range a
+        /// key can take, and a probe at each key, next to it, and anywhere.
+        #[test]
+        fn the_count_is_partition_point_for_any_keys(
+            keys in proptest::collection::btree_set(
+                proptest::prop_oneof![0u64..1_000, 0u64..320_000_000_000],
+                0..WIDTH + 1,
+            ),
+            probe in 0u64..320_000_000_001,
+        ) {
+            let keys: Vec<Key> = keys.into_iter().collect();
+            let probes = keys
+                .iter()
+                .flat_map(|&k| [k.saturating_sub(1), k, k + 1])
+                .chain([probe, 0, u64::MAX]);
+            for probe in probes {
+                proptest::prop_assert_eq!(
+                    count_at_or_before(&keys, probe),
+                    keys.partition_point(|k| *k <= probe),
+                    "probe {}", probe
+                );
+            }
         }
     }
 

@@ -154,6 +154,7 @@ impl ChainState {
             None => {
                 self.chains
                     .insert(accepted.coordinate().clone(), Chain::new(accepted.clone()));
+                self.coordinates.insert(accepted.coordinate().clone());
                 0
             }
         };

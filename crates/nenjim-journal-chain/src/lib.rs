@@ -96,8 +96,12 @@
 //! crate (the maintained fork of `im`), which share every node a change does
 //! not touch:
 //!
-//! - an `OrdMap` from artifact coordinate to that artifact's chain, ordered
-//!   like [`ChainState::coordinates`] returns them;
+//! - a `HashMap` (a HAMT, hashed with `rustc-hash`'s Fx function) from
+//!   artifact coordinate to that artifact's chain, so a query finds its
+//!   chain with one hash of the coordinate and one comparison, whichever
+//!   artifact it asks about (an ordered map compared ~6 coordinates); and
+//!   an `OrdSet` of the coordinates, ordered like [`ChainState::coordinates`]
+//!   returns them, which changes only when an artifact is new;
 //! - per chain a persistent, append-only B-tree (`chain.rs`) ascending by
 //!   Journal version, whose nodes keep their versions contiguous, so
 //!   `revision`/`revision_as_of`/`release` are one descent from the root
@@ -123,7 +127,9 @@ mod rewrite;
 use std::collections::BTreeSet;
 use std::fmt;
 
-use imbl::{HashMap, OrdMap, Vector};
+use imbl::shared_ptr::DefaultSharedPtr;
+use imbl::{GenericHashMap, HashMap, OrdSet, Vector};
+use rustc_hash::FxBuildHasher;
 
 use crate::chain::Chain;
 use nenjim_journal_api::error::JournalError;
@@ -186,7 +192,9 @@ struct Located {
 #[derive(Clone, Default)]
 pub struct ChainState {
     /// Each artifact's chain, ascending by Journal version; the last is the head.
-    chains: OrdMap<ArtifactCoordinate, Chain>,
+    chains: GenericHashMap<ArtifactCoordinate, Chain, FxBuildHasher, DefaultSharedPtr>,
+    /// The keys of `chains`, in order.
+    coordinates: OrdSet<ArtifactCoordinate>,
     /// Every stored revision by digest.
     digests: HashMap<RevisionDigest, Located>,
     /// Every accepted revision in ascending sequence order. Without a ledger
@@ -321,7 +329,7 @@ impl ChainState {
     }
     /// Every artifact with a revision.
     pub fn coordinates(&self) -> BTreeSet<ArtifactCoordinate> {
-        self.chains.keys().cloned().collect()
+        self.coordinates.iter().cloned().collect()
     }
     /// Every revision of `artifact`, ascending.
     pub fn revisions(&self, artifact: &ArtifactCoordinate) -> Vec<JournalRevision> {

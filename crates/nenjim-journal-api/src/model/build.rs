@@ -232,3 +232,23 @@ pub fn quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> 
 pub fn content_size(s: &str) -> Result<u64, JournalError> {
     ContentPointer::parse_size(s)
 }
+
+/// A key for `version` that grows by exactly one a second (seconds since
+/// 0000-03-01T00:00:00Z, proleptic Gregorian), for an index that
+/// interpolates between Journal versions: a regular chain (one revision a
+/// day, say) then puts a lookup's first guess at or next to its answer. The
+/// order is the versions' order.
+///
+/// ```
+/// use nenjim_journal_api::model::build::ordinal_seconds;
+/// use nenjim_journal_api::valuetypes::JournalVersion;
+/// let key = |s: &str| s.parse::<JournalVersion>().map(ordinal_seconds);
+/// assert_eq!(key("20240301T000000Z")? - key("20240228T235959Z")?, 86_401);
+/// assert_eq!(key("20250101T000000Z")? - key("20241231T235959Z")?, 1);
+/// assert_eq!(key("00010101T000000Z")?, 306 * 86_400);
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
+#[inline]
+pub fn ordinal_seconds(version: JournalVersion) -> u64 {
+    version.ordinal_seconds()
+}
