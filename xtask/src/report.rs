@@ -391,6 +391,26 @@ pub fn run(
                         secs(&p7["small_start_ns"])
                     ),
                 });
+                // What the machine does to any reader of ten times the
+                // files: start()'s growth is judged beside it.
+                let floor_growth = match (r["floor_ns"].as_f64(), p7["small_floor_ns"].as_f64()) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                rows.push(Row {
+                    bench: bench.clone(),
+                    what: format!(
+                        "growth of the read+hash floor itself, {} files vs {} files",
+                        p7["files"], p7["small_files"]
+                    ),
+                    ratio: floor_growth,
+                    target: Target::None,
+                    detail: format!(
+                        "floor {} / floor {}",
+                        secs(&r["floor_ns"]),
+                        secs(&p7["small_floor_ns"])
+                    ),
+                });
             }
             let m = &r["rss"];
             rows.push(Row {
