@@ -1,6 +1,7 @@
 //! Section 2 of the format: the tokens of a line.
 //!
-//! A [`Cursor`] walks one line's content with nom: a keyword, then tokens
+//! A [`Cursor`] walks one line's content with byte scans (nom's, and a
+//! plain one for [`Cursor::token`], the innermost loop): a keyword, then tokens
 //! separated by one or more spaces, a quoted string, the rest of the line (a
 //! license), and the end (trailing spaces allowed). Each token is handed to
 //! the value type of `nenjim_journal_api::valuetypes` that owns its syntax
