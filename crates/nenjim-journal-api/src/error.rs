@@ -154,73 +154,92 @@ type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// [`model::build`](crate::model::build) and add context with its
 /// [`ErrorContext`] trait. See the
 /// [module docs](self) for the `Display` form.
-#[derive(thiserror::Error)]
-#[error("{}", Diagnostic(self))]
-pub struct JournalError {
+///
+/// One pointer wide (the fields are boxed): every `Result` of the parser's
+/// inner loops carries it, and a `Result` as wide as the whole error made
+/// each of them a copy of ~100 bytes (callgrind: a `memcpy` per token).
+pub struct JournalError(Box<Inner>);
+
+/// The fields of a [`JournalError`].
+struct Inner {
     kind: ErrorKind,
     message: String,
     path: Option<PathBuf>,
     line: Option<usize>,
     column: Option<usize>,
-    #[source]
     source: Option<Source>,
 }
 
 impl JournalError {
     /// A new error of `kind` with a message saying what was found and what was expected.
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> JournalError {
-        JournalError {
+        JournalError(Box::new(Inner {
             kind,
             message: message.into(),
             path: None,
             line: None,
             column: None,
             source: None,
-        }
+        }))
     }
 
     /// The leaf's kind, through any context.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The file or directory it concerns, if any.
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        self.0.path.as_deref()
     }
 
     /// The 1-based line in the text, for `Syntax` and `Semantic` errors.
     pub fn line(&self) -> Option<usize> {
-        self.line
+        self.0.line
     }
 
     /// The 1-based column in the line, for `Syntax` and `Semantic` errors.
     pub fn column(&self) -> Option<usize> {
-        self.column
+        self.0.column
     }
 
     /// What is wrong, without the location prefix.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
+    }
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Diagnostic(self).fmt(f)
+    }
+}
+
+impl std::error::Error for JournalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
     }
 }
 
 /// The context an implementation adds (see [`ErrorContext`]).
 impl ErrorContext for JournalError {
     fn at(mut self, line: usize, column: usize) -> JournalError {
-        self.line = Some(line.max(1));
-        self.column = Some(column.max(1));
+        self.0.line = Some(line.max(1));
+        self.0.column = Some(column.max(1));
         self
     }
     fn relocated(mut self, line: usize, column: usize) -> JournalError {
-        let inner_column = self.column.unwrap_or(1);
-        self.line = Some(line.max(1));
-        self.column = Some(column.max(1) + inner_column - 1);
+        let inner_column = self.0.column.unwrap_or(1);
+        self.0.line = Some(line.max(1));
+        self.0.column = Some(column.max(1) + inner_column - 1);
         self
     }
     fn with_path(mut self, path: impl Into<PathBuf>) -> JournalError {
-        if self.path.is_none() {
-            self.path = Some(path.into());
+        if self.0.path.is_none() {
+            self.0.path = Some(path.into());
         }
         self
     }
@@ -228,20 +247,21 @@ impl ErrorContext for JournalError {
         mut self,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> JournalError {
-        self.source = Some(Box::new(source));
+        self.0.source = Some(Box::new(source));
         self
     }
 }
 
 impl fmt::Debug for JournalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.0;
         f.debug_struct("JournalError")
-            .field("kind", &self.kind)
-            .field("message", &self.message)
-            .field("path", &self.path)
-            .field("line", &self.line)
-            .field("column", &self.column)
-            .field("source", &self.source)
+            .field("kind", &inner.kind)
+            .field("message", &inner.message)
+            .field("path", &inner.path)
+            .field("line", &inner.line)
+            .field("column", &inner.column)
+            .field("source", &inner.source)
             .finish()
     }
 }
@@ -268,7 +288,7 @@ struct Diagnostic<'a>(&'a JournalError);
 
 impl fmt::Display for Diagnostic<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = self.0;
+        let inner = &self.0.0;
         let mut prefixed = false;
         if let Some(path) = &inner.path {
             write!(f, "{}", path.display())?;

@@ -14,34 +14,177 @@ use nenjim_journal_api::valuetypes::{
 
 use crate::tokens::{Cursor, Token};
 
-/// The FxHash function (as in `rustc-hash`, written out here rather than
-/// taken as a dependency: it is ten lines) for the interner's short string
-/// keys. The interner is probed once per `DEPENDS`/`EXCLUDES`/`PREFERS`/
-/// `LICENSE` line, and std's SipHash showed up in profiles of a whole parse;
-/// HashDoS resistance does not matter for a map that lives for one parse of
-/// one load, whose size is bounded by the distinct tokens of its texts.
+/// The hash of a token's bytes: eight bytes at a time (the last, partial
+/// word zero-padded, the length mixed in first so that padding cannot
+/// collide), each word folded in with a multiply (as FxHash does), and a
+/// final widening multiply so that the low bits (the table's index) and the
+/// high bits (the slot's tag) depend on every byte. One pass over the token,
+/// no allocation; HashDoS resistance does not matter for tables bounded by
+/// the distinct tokens of a load.
+#[inline]
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        let mut word = [0u8; 8];
+        for (w, &b) in word.iter_mut().zip(tail) {
+            *w = b;
+        }
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    let wide = u128::from(h) * u128::from(0x9e37_79b9_7f4a_7c15_u64);
+    (wide as u64) ^ ((wide >> 64) as u64)
+}
+
+/// One slot of a [`TokenMap`]: the high half of the key's hash (compared
+/// before the key's bytes) and the index of its entry plus one (0: empty).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    tag: u32,
+    entry: u32,
+}
+
+/// Values by the exact bytes of their token: an open-addressing table
+/// (linear probing, at most half full) over a list of entries. A lookup is
+/// one [`hash_bytes`] of the token and, on a hit, one comparison of its
+/// bytes with the stored key (slots whose tag differs are passed over
+/// without touching their entry); no allocation. A miss stores the key once.
+#[derive(Debug)]
+struct TokenMap<V> {
+    slots: Box<[Slot]>,
+    entries: Vec<(Box<str>, V)>,
+}
+
+impl<V> Default for TokenMap<V> {
+    fn default() -> Self {
+        TokenMap {
+            slots: Box::default(),
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<V> TokenMap<V> {
+    /// A table with room for `n` keys before it grows.
+    fn with_capacity(n: usize) -> TokenMap<V> {
+        let slots = if n == 0 {
+            0
+        } else {
+            (2 * n).next_power_of_two()
+        };
+        TokenMap {
+            slots: vec![Slot::default(); slots].into_boxed_slice(),
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// The value stored for `key`, whose hash is `hash`.
+    #[inline]
+    fn get(&self, hash: u64, key: &str) -> Option<&V> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let tag = (hash >> 32) as u32;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = *self.slots.get(i)?;
+            if slot.entry == 0 {
+                return None;
+            }
+            if slot.tag == tag
+                && let Some((stored, value)) = self.entries.get(slot.entry as usize - 1)
+                && stored.as_bytes() == key.as_bytes()
+            {
+                return Some(value);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Stores `value` for `key` (whose hash is `hash`), known to be absent.
+    /// A table that cannot number another entry keeps what it has (it is a
+    /// cache: the value is still returned to the caller, just not kept).
+    fn insert(&mut self, hash: u64, key: &str, value: V) {
+        let Ok(entry) = u32::try_from(self.entries.len() + 1) else {
+            return;
+        };
+        if 2 * (self.entries.len() + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        while let Some(slot) = self.slots.get_mut(i) {
+            if slot.entry == 0 {
+                *slot = Slot {
+                    tag: (hash >> 32) as u32,
+                    entry,
+                };
+                self.entries.push((key.into(), value));
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Doubles the slots (at least 16) and places every entry again.
+    fn grow(&mut self) {
+        let len = (2 * self.slots.len()).max(16);
+        let mut slots = vec![Slot::default(); len].into_boxed_slice();
+        let mask = len - 1;
+        for (n, (key, _)) in self.entries.iter().enumerate() {
+            let hash = hash_bytes(key.as_bytes());
+            let mut i = hash as usize & mask;
+            while let Some(slot) = slots.get_mut(i) {
+                if slot.entry == 0 {
+                    *slot = Slot {
+                        tag: (hash >> 32) as u32,
+                        // `n + 1` fits: `insert` numbers entries as `u32`.
+                        entry: u32::try_from(n + 1).unwrap_or(u32::MAX),
+                    };
+                    break;
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        self.slots = slots;
+    }
+
+    /// The stored value for `key`, storing `value` if there is none.
+    fn get_or_insert(&mut self, key: &str, value: V) -> V
+    where
+        V: Clone,
+    {
+        let hash = hash_bytes(key.as_bytes());
+        if let Some(stored) = self.get(hash, key) {
+            return stored.clone();
+        }
+        self.insert(hash, key, value.clone());
+        value
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// FxHash (as in `rustc-hash`, ten lines written out rather than a
+/// dependency) for the set of decoded descriptions, whose keys are values
+/// rather than token bytes.
 #[derive(Debug, Default, Clone, Copy)]
 struct FxHasher(u64);
 
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
 impl FxHasher {
     fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in chunks.by_ref() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
+        self.add(hash_bytes(bytes));
     }
 
     fn write_u8(&mut self, i: u8) {
@@ -52,8 +195,6 @@ impl Hasher for FxHasher {
         self.0
     }
 }
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Values already validated, by their exact token, shared between the
 /// revisions parsed with it ([`parse_with`](crate::parse_with)): the same
@@ -73,16 +214,16 @@ pub struct Interner {
 /// The interned values, by token.
 #[derive(Debug, Default)]
 struct Tables {
-    coordinates: FxMap<Box<str>, ArtifactCoordinate>,
-    licenses: FxMap<Box<str>, LicenseExpression>,
-    requirements: FxMap<Box<str>, VersionRequirement>,
+    coordinates: TokenMap<ArtifactCoordinate>,
+    licenses: TokenMap<LicenseExpression>,
+    requirements: TokenMap<VersionRequirement>,
     /// Decoded descriptions (as keys only): "optional feature" and the like
     /// recur on many dependency lines.
     descriptions: FxMap<Description, ()>,
     /// Descriptions by their quoted text as written (quotes and escapes
     /// included): a repeated quoted string is neither decoded nor allocated
     /// again.
-    quoted: FxMap<Box<str>, Description>,
+    quoted: TokenMap<Description>,
 }
 
 /// Interned values shared by several [`Interner`]s, e.g. one per worker
@@ -99,15 +240,12 @@ impl SharedInterner {
     /// The stored value for `key` in `table`, storing `value` if there is none.
     fn canonical<V: Clone>(
         &self,
-        table: impl FnOnce(&mut Tables) -> &mut FxMap<Box<str>, V>,
+        table: impl FnOnce(&mut Tables) -> &mut TokenMap<V>,
         key: &str,
         value: V,
     ) -> V {
         let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        table(&mut tables)
-            .entry(key.into())
-            .or_insert(value)
-            .clone()
+        table(&mut tables).get_or_insert(key, value)
     }
 
     /// The stored description equal to `description`, storing it if there is none.
@@ -137,11 +275,11 @@ impl Interner {
         let coordinates = text.len() / 1_200;
         Interner {
             tables: Tables {
-                coordinates: FxMap::with_capacity_and_hasher(coordinates, Default::default()),
-                licenses: FxMap::default(),
-                requirements: FxMap::with_capacity_and_hasher(requirements, Default::default()),
+                coordinates: TokenMap::with_capacity(coordinates),
+                licenses: TokenMap::default(),
+                requirements: TokenMap::with_capacity(requirements),
                 descriptions: FxMap::default(),
-                quoted: FxMap::default(),
+                quoted: TokenMap::default(),
             },
             shared: None,
         }
@@ -180,7 +318,7 @@ impl Interner {
     #[inline]
     fn token<'a, V>(
         &mut self,
-        table: fn(&mut Tables) -> &mut FxMap<Box<str>, V>,
+        table: fn(&mut Tables) -> &mut TokenMap<V>,
         cursor: &mut Cursor<'a>,
         expected: &str,
     ) -> Result<(V, Token<'a>), JournalError>
@@ -188,7 +326,8 @@ impl Interner {
         V: FromStr<Err = JournalError> + Clone,
     {
         let token = cursor.token(expected)?;
-        if let Some(value) = table(&mut self.tables).get(token.text) {
+        let hash = hash_bytes(token.text.as_bytes());
+        if let Some(value) = table(&mut self.tables).get(hash, token.text) {
             return Ok((value.clone(), token));
         }
         let mut value = token
@@ -198,7 +337,7 @@ impl Interner {
         if let Some(shared) = &self.shared {
             value = shared.canonical(table, token.text, value);
         }
-        table(&mut self.tables).insert(token.text.into(), value.clone());
+        table(&mut self.tables).insert(hash, token.text, value.clone());
         Ok((value, token))
     }
 
@@ -212,7 +351,7 @@ impl Interner {
         expected: &str,
     ) -> Result<(Description, usize), JournalError> {
         if let Some((raw, start)) = cursor.peek_quoted()
-            && let Some(description) = self.tables.quoted.get(raw)
+            && let Some(description) = self.tables.quoted.get(hash_bytes(raw.as_bytes()), raw)
         {
             let description = description.clone();
             cursor.take_quoted(raw)?;
@@ -220,7 +359,10 @@ impl Interner {
         }
         let (description, start, raw) = cursor.quoted_raw(expected)?;
         let description = self.description(description);
-        self.tables.quoted.insert(raw.into(), description.clone());
+        let hash = hash_bytes(raw.as_bytes());
+        if self.tables.quoted.get(hash, raw).is_none() {
+            self.tables.quoted.insert(hash, raw, description.clone());
+        }
         Ok((description, start))
     }
 
@@ -239,14 +381,15 @@ impl Interner {
 
     /// `text.parse::<LicenseExpression>()`, through the cache.
     pub(crate) fn license(&mut self, text: &str) -> Result<LicenseExpression, JournalError> {
-        if let Some(value) = self.tables.licenses.get(text) {
+        let hash = hash_bytes(text.as_bytes());
+        if let Some(value) = self.tables.licenses.get(hash, text) {
             return Ok(value.clone());
         }
         let mut value = text.parse::<LicenseExpression>()?;
         if let Some(shared) = &self.shared {
             value = shared.canonical(|t| &mut t.licenses, text, value);
         }
-        self.tables.licenses.insert(text.into(), value.clone());
+        self.tables.licenses.insert(hash, text, value.clone());
         Ok(value)
     }
 }

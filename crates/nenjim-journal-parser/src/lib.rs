@@ -17,8 +17,9 @@
 //! - `lines.rs` (section 1) splits the text into lines (byte scans), without
 //!   copying, and refuses a byte-order mark, a lone CR, tabs and control
 //!   characters, and wrong indentation;
-//! - `tokens.rs` (section 2) reads keywords and tokens with nom's scanners
-//!   (over bytes: spaces separate tokens) and hands each token
+//! - `tokens.rs` (section 2) reads keywords and tokens by byte scans (nom's
+//!   scanners, and a plain word-at-a-time scan for the hot `Cursor::token`;
+//!   spaces separate tokens) and hands each token
 //!   to its value type in `nenjim_journal_api::valuetypes`, which owns the
 //!   token's syntax;
 //! - `header.rs` (section 3), `release.rs` (section 4) and `policy.rs`
