@@ -158,15 +158,21 @@ type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// One pointer wide (the fields are boxed): every `Result` of the parser's
 /// inner loops carries it, and a `Result` as wide as the whole error made
 /// each of them a copy of ~100 bytes (callgrind: a `memcpy` per token).
+#[derive(thiserror::Error)]
+#[error(transparent)]
 pub struct JournalError(Box<Inner>);
 
-/// The fields of a [`JournalError`].
+/// The fields of a [`JournalError`], which shows them (`Display` is the
+/// error's, through `transparent`) and gives its source.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", Diagnostic(self))]
 struct Inner {
     kind: ErrorKind,
     message: String,
     path: Option<PathBuf>,
     line: Option<usize>,
     column: Option<usize>,
+    #[source]
     source: Option<Source>,
 }
 
@@ -209,20 +215,6 @@ impl JournalError {
     }
 }
 
-impl fmt::Display for JournalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Diagnostic(self).fmt(f)
-    }
-}
-
-impl std::error::Error for JournalError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.0
-            .source
-            .as_deref()
-            .map(|source| source as &(dyn std::error::Error + 'static))
-    }
-}
 
 /// The context an implementation adds (see [`ErrorContext`]).
 impl ErrorContext for JournalError {
@@ -284,11 +276,11 @@ pub(crate) fn shown(found: &str) -> String {
     out
 }
 
-struct Diagnostic<'a>(&'a JournalError);
+struct Diagnostic<'a>(&'a Inner);
 
 impl fmt::Display for Diagnostic<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = &self.0.0;
+        let inner = self.0;
         let mut prefixed = false;
         if let Some(path) = &inner.path {
             write!(f, "{}", path.display())?;
