@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use nenjim_journal_testkit::moto::Moto;
+use sha2::{Digest as _, Sha256};
 
 fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
@@ -111,6 +112,37 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
         ],
     );
     assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    // A blob put into the bucket's content store by put-blob: streamed,
+    // idempotent, and refused over other bytes under its name.
+    let blob: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("blob.bin"), &blob).unwrap();
+    let hex: String = Sha256::digest(&blob)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let put_blob = [
+        "put-blob",
+        "--store",
+        "s3://journals/store",
+        "blob.bin",
+        "--json",
+    ];
+    let put: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&moto, dir.path(), &put_blob))).unwrap();
+    assert_eq!(put["pointer"], format!("sha256:{hex} {}", blob.len()));
+    assert_eq!(put["new"], true);
+    assert_eq!(
+        put["path"],
+        format!("s3://journals/store/blobs/sha256/{hex}")
+    );
+    let again: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&moto, dir.path(), &put_blob))).unwrap();
+    assert_eq!(again["new"], false);
+    moto.put_object("journals", &format!("store/blobs/sha256/{hex}"), b"damaged");
+    let damaged = run(&moto, dir.path(), &put_blob);
+    assert_eq!(damaged.status.code(), Some(1), "{damaged:?}");
+    let error: serde_json::Value = serde_json::from_slice(&damaged.stdout).unwrap();
+    assert_eq!(error["error"]["kind"], "BlobMismatch", "{error}");
     // Copying again records nothing new.
     let again = stdout(&run(
         &moto,

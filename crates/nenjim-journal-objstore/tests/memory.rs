@@ -49,6 +49,11 @@ fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence() {
 }
 
 #[test]
+fn blobs_are_streamed_into_a_bucket() {
+    scenarios::blobs_are_streamed_into_a_bucket(&memory);
+}
+
+#[test]
 fn a_root_without_a_ledger_loads_and_fails_the_same_from_a_bucket() {
     let dir = tempfile::tempdir().unwrap();
     for (i, artifact) in ["left-pad", "serde", "zz"].iter().enumerate() {

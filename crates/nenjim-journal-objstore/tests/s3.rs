@@ -57,6 +57,7 @@ fn bucket_cases_against_the_s3_protocol_server() {
     scenarios::a_lease_taken_over_fences_the_old_writer(&new_store);
     scenarios::two_writers_racing_commit_each_sequence_once(&new_store);
     scenarios::hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(&new_store);
+    scenarios::blobs_are_streamed_into_a_bucket(&new_store);
     requests_per_start_and_per_unchanged_refresh(&moto);
     writer_and_reader_processes_race_on_one_bucket(&moto);
 }

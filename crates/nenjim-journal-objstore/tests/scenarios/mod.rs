@@ -270,3 +270,79 @@ pub fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(new_store:
         assert_eq!(served(&*hub.service()), expected);
     }
 }
+
+/// Blobs streamed into a content store in a bucket (`put_blob_from` over
+/// `Store::create_by_digest`), in one conditional put and, above the
+/// store's single-put bound, in a multipart upload: each lands at
+/// `<store>/blobs/sha256/<hex>` with its bytes, a second put of the same
+/// bytes is idempotent, and a put over other bytes under that name is
+/// `BlobMismatch` and leaves them as they are. The blob is read back in a
+/// stream (`Store::open`), as the writer's check of a release reads it.
+pub fn blobs_are_streamed_into_a_bucket(new_store: NewStore<'_>) {
+    use nenjim_journal_api::valuetypes::ContentDigest;
+    use nenjim_journal_writer::put_blob_from;
+
+    let fs = new_store("blobs");
+    let store = Path::new("/content");
+    // Over one read buffer (64 KiB), so that the spool, the upload and the
+    // read-back each take several steps.
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let small = b"a small blob".to_vec();
+    // One put each, then the multipart path (a bound below both sizes).
+    let multipart = Arc::new(
+        ObjectFs::new(fs.object_store().clone(), "multipart")
+            .unwrap()
+            .with_single_put_max(4),
+    );
+    for (fs, blob) in [
+        (fs.clone(), bytes.clone()),
+        (multipart.clone(), {
+            let mut other = bytes.clone();
+            other.reverse();
+            other
+        }),
+        (multipart.clone(), small.clone()),
+    ] {
+        let hex = ContentDigest::of_bytes(&blob).to_hex();
+        let path = store.join("blobs/sha256").join(&hex);
+        let put = put_blob_from(&*fs, store, &mut blob.as_slice()).unwrap();
+        assert_eq!(put.pointer().digest().to_hex(), hex);
+        assert_eq!(put.pointer().size(), blob.len() as u64);
+        assert_eq!(put.path(), path);
+        assert!(put.is_new());
+        let mut read = Vec::new();
+        std::io::Read::read_to_end(&mut fs.open(&path).unwrap(), &mut read).unwrap();
+        assert_eq!(read, blob);
+        let again = put_blob_from(&*fs, store, &mut blob.as_slice()).unwrap();
+        assert!(!again.is_new());
+        assert_eq!(again.pointer(), put.pointer());
+    }
+    // Other bytes under a blob's name: refused, never replaced, by either path.
+    let hex = ContentDigest::of_bytes(&small).to_hex();
+    let key = Key::from(format!("content/blobs/sha256/{hex}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(
+            fs.object_store()
+                .put(&key, PutPayload::from_static(b"damaged")),
+        )
+        .unwrap();
+    for fs in [&fs, &multipart] {
+        let error = put_blob_from(&**fs, store, &mut small.as_slice()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::BlobMismatch, "{error}");
+        assert!(error.to_string().contains("damaged"), "{error}");
+    }
+    let kept = runtime.block_on(async {
+        fs.object_store()
+            .get(&key)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+    });
+    assert_eq!(&kept[..], b"damaged");
+}
