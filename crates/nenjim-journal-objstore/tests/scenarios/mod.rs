@@ -11,12 +11,16 @@ use nenjim_journal_fs::{FileSystem, LoadOptions, Store, load, load_with, refresh
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
-use object_store::{ObjectStoreExt as _, PutPayload};
+use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-use crate::support::{self, genesis, texts, worldview};
+use crate::support::{self, Fault, Faulty, genesis, texts, worldview};
 
 /// Makes a new, empty store (a new bucket) named after the case.
 pub type NewStore<'a> = &'a dyn Fn(&str) -> Arc<ObjectFs>;
+
+/// Makes a new, empty object store (a new bucket, or a new key prefix of
+/// one) named after the case, for a wrapper store to sit in front of.
+pub type NewObjectStore<'a> = &'a dyn Fn(&str) -> Arc<dyn ObjectStore>;
 
 fn open(fs: &Arc<ObjectFs>, root: &Path) -> FsJournalWriter {
     fs.ensure_dir(root).unwrap();
@@ -345,4 +349,95 @@ pub fn blobs_are_streamed_into_a_bucket(new_store: NewStore<'_>) {
             .unwrap()
     });
     assert_eq!(&kept[..], b"damaged");
+}
+
+/// How many appends a session of the fault walk makes.
+const SESSION_APPENDS: usize = 3;
+
+/// Runs a writer session (open, [`SESSION_APPENDS`] appends, close) on the
+/// root `/j` of `inner` through a store with `fault`; returns each append's
+/// text and whether it reported success.
+fn session(inner: &Arc<dyn ObjectStore>, fault: Fault) -> Vec<(String, bool)> {
+    let faulty = Arc::new(Faulty::new(inner.clone(), fault));
+    let fs = Arc::new(ObjectFs::new(faulty, "faulty").unwrap());
+    let root = Path::new("/j");
+    let mut results = Vec::new();
+    if fs.ensure_dir(root).is_err() {
+        return results;
+    }
+    let Ok(mut writer) = FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()) else {
+        return results;
+    };
+    for text in texts().iter().take(SESSION_APPENDS) {
+        results.push((text.clone(), writer.append(text).is_ok()));
+    }
+    let _ = writer.close();
+    results
+}
+
+/// A store that fails any single call of a writer session, or loses its
+/// answer (the call took effect, the writer is told it failed), never
+/// leaves a root that does not load: every call of a session in turn, each
+/// case on a new store from `new_inner`. Each append that reported success
+/// is loaded, sequences stay increasing from 1, and a writer opened
+/// afterwards appends on top (or finds the lease of a session whose close
+/// failed, until it expires). Lost answers are settled by reading back.
+pub fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(
+    new_inner: NewObjectStore<'_>,
+) {
+    let calls = {
+        let inner = new_inner("fault-count");
+        let faulty = Arc::new(Faulty::new(inner, Fault::Never));
+        let fs = Arc::new(ObjectFs::new(faulty.clone(), "counting").unwrap());
+        let root = Path::new("/j");
+        fs.ensure_dir(root).unwrap();
+        let mut writer = FsJournalWriter::open_store(fs, root, WriterOptions::new()).unwrap();
+        for text in texts().iter().take(SESSION_APPENDS) {
+            writer.append(text).unwrap();
+        }
+        writer.close().unwrap();
+        faulty.calls()
+    };
+    assert!(calls > 10, "{calls}");
+    println!("a session of {SESSION_APPENDS} appends makes {calls} calls");
+    for fault in (1..=calls).flat_map(|n| [Fault::LoseAnswer(n), Fault::Refuse(n)]) {
+        let inner = new_inner(&format!("{fault:?}"));
+        let results = session(&inner, fault);
+        let fs = ObjectFs::new(inner, "after").unwrap();
+        let loaded = load_with(&fs, Path::new("/j"), LoadOptions::new());
+        let loaded = match loaded {
+            Ok(state) => state,
+            // A session that failed before the root had anything.
+            Err(e) if e.kind() == ErrorKind::RootMissing => {
+                assert!(results.iter().all(|(_, ok)| !ok), "{fault:?}");
+                continue;
+            }
+            Err(e) => panic!("{fault:?}: the root does not load: {e}"),
+        };
+        let view = worldview(&loaded);
+        for (text, ok) in &results {
+            if *ok {
+                let artifact = text.lines().nth(1).unwrap().trim_start_matches("ARTIFACT ");
+                assert!(
+                    view.iter().any(|r| r.1 == artifact),
+                    "{fault:?}: the reported append of {artifact} is not loaded"
+                );
+            }
+        }
+        // Sequences increase from 1 (a fence may take one).
+        for (i, row) in view.iter().enumerate() {
+            assert!(row.0 > i as u64, "{fault:?}: {view:?}");
+        }
+        // A writer opened afterwards appends on top of whatever is there
+        // (unless the fault hit the close: the lease then stays until it expires).
+        let fs = Arc::new(fs);
+        match FsJournalWriter::open_store(fs.clone(), Path::new("/j"), WriterOptions::new()) {
+            Ok(mut writer) => {
+                writer
+                    .append(&genesis("after", "20260301T000000Z"))
+                    .unwrap();
+            }
+            Err(e) => assert_eq!(e.kind(), ErrorKind::LeaseHeld, "{fault:?}: {e}"),
+        }
+    }
 }
