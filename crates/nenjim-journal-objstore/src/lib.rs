@@ -79,7 +79,7 @@ use object_store::{
 
 pub mod address;
 
-pub use address::{Address, parse_address};
+pub use address::{Address, parse_address, parse_address_with_env};
 
 /// How many requests of each kind an [`ObjectFs`] made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
