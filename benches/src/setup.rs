@@ -9,6 +9,7 @@
 //! | `NENJIM_BENCH_RELEASES` | 3000 | P1, P2: releases of the large revision (>= 1 MiB) |
 //! | `NENJIM_BENCH_MILLION` | 1000000 | P7: files of the million-revision root (and a tenth of it for growth) |
 //! | `NENJIM_BENCH_P7_RUNS` | 3 | P7: timed runs of each measure (the median is reported) |
+//! | `NENJIM_BENCH_S3_ARTIFACTS` | 500 | P10: artifacts (two revisions each) of the root in moto's S3 bucket |
 
 use std::fs;
 use std::io;

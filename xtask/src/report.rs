@@ -483,6 +483,45 @@ pub fn run(
         Target::AtMost(1.05),
     ));
 
+    if let Some(p10) = result(t, "p10_s3_start") {
+        sizes.push(format!(
+            "P10: {} artifacts, {} revisions, {} objects in a bucket of moto's S3 server on 127.0.0.1; floor on {} threads",
+            p10["artifacts"], p10["revisions"], p10["objects"], p10["workers"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P10 S3 start",
+        "start() from the S3 server (moto) vs LIST + GET of every object of the bucket, same concurrency",
+        "p10_s3_start/start",
+        "p10_s3_start/floor",
+        Target::AtMost(1.5),
+    ));
+    if let Some(p10) = result(t, "p10_s3_start") {
+        // Report only: the requests per revision (a start reads each
+        // revision once; an unchanged refresh none), with the counts.
+        let revisions = p10["revisions"].as_f64().unwrap_or(0.0);
+        for (key, what) in [
+            ("start", "requests of a start"),
+            ("refresh", "requests of an unchanged refresh"),
+        ] {
+            let r = &p10[key];
+            rows.push(Row {
+                bench: "P10 S3 start".to_owned(),
+                what: format!("{what}: GETs per revision"),
+                ratio: r["get"]
+                    .as_f64()
+                    .filter(|_| revisions > 0.0)
+                    .map(|get| get / revisions),
+                target: Target::None,
+                detail: format!(
+                    "LIST {}, GET {}, HEAD {} for {} revisions",
+                    r["list"], r["get"], r["head"], p10["revisions"]
+                ),
+            });
+        }
+    }
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(
@@ -519,7 +558,8 @@ pub fn run(
     let _ = writeln!(
         md,
         "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES`, \
-         `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`)."
+         `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`) and `NENJIM_BENCH_S3_ARTIFACTS` \
+         (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`)."
     );
     let notes = root.join("benches/report-notes.md");
     if let Ok(text) = fs::read_to_string(&notes) {

@@ -143,8 +143,9 @@ pub enum Command {
     Append(AppendArgs),
     /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
     ///
-    /// The blob goes to `<store>/blobs/sha256/<hex>`, durably; putting it
-    /// again is a success. Exit 1 if a different blob already has that name.
+    /// The blob goes to `<store>/blobs/sha256/<hex>` (a directory or a URL
+    /// such as `s3://bucket/prefix`), streamed and durably; putting it again
+    /// is a success. Exit 1 if a different blob already has that name.
     PutBlob(PutBlobArgs),
     /// Create an artifact: append its genesis revision (no releases).
     ///

@@ -15,13 +15,18 @@
 //! artifact, or no file at all (its predecessor was edited after the fact).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_fs::{LoadOptions, ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem};
+use nenjim_journal_fs::{
+    EntryKind, FileSystem, LoadOptions, ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem,
+    Store as _,
+};
+
+use crate::address::Address;
 
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -40,13 +45,37 @@ pub struct Diagnosis {
     pub truncated: bool,
 }
 
-/// Scans `root` for every independent error, stopping after `max_errors`.
+/// Scans `root` (a path or a URL, as typed: a root in a bucket is read
+/// through its store, as `start()` reads it) for every independent error,
+/// stopping after `max_errors`. The errors of a root given by URL name
+/// their files by URL (`s3://bucket/prefix/<artifact>/<file>`).
 pub fn scan(root: &Path, examples: bool, max_errors: usize) -> Result<Diagnosis, CliError> {
-    let looks_like_artifact = std::fs::read_dir(root)
+    let address = crate::address::locate(root)?;
+    let (fs, inner) = crate::address::file_system(&address);
+    let mut diagnosis = scan_with(&*fs, inner, examples, max_errors)?;
+    if let Address::Object { store, .. } = &address {
+        let location = store.location();
+        diagnosis.errors = diagnosis
+            .errors
+            .into_iter()
+            .map(|e| in_store(e, &location))
+            .collect();
+    }
+    Ok(diagnosis)
+}
+
+/// [`scan`] of the root at `root` in `fs` (paths inside the store).
+pub fn scan_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    examples: bool,
+    max_errors: usize,
+) -> Result<Diagnosis, CliError> {
+    let looks_like_artifact = fs
+        .read_dir(root)
         .map_err(|e| CliError::io(root, "cannot list the Journal root", e))?
-        .filter_map(Result::ok)
-        .any(|e| {
-            let n = e.file_name();
+        .iter()
+        .any(|n| {
             let n = n.to_string_lossy();
             n.ends_with(RUNTIME_SUFFIX) || n.ends_with(EXAMPLE_SUFFIX)
         });
@@ -57,7 +86,7 @@ pub fn scan(root: &Path, examples: bool, max_errors: usize) -> Result<Diagnosis,
         });
     }
     let options = LoadOptions::new().with_examples(examples);
-    let (items, mut truncated) = nenjim_journal_fs::scan(root, options, max_errors)?;
+    let (items, mut truncated) = nenjim_journal_fs::scan_with(fs, root, options, max_errors)?;
     let digests: HashMap<RevisionDigest, &Path> = items
         .iter()
         .filter_map(|item| match item {
@@ -93,6 +122,25 @@ pub fn scan(root: &Path, examples: bool, max_errors: usize) -> Result<Diagnosis,
     truncated |= errors.len() > max_errors;
     errors.truncate(max_errors);
     Ok(Diagnosis { errors, truncated })
+}
+
+/// `error` with its path (inside a store) named by the store's URL: the
+/// path `/prefix/a/x.journal` of `s3://bucket` is `s3://bucket/prefix/a/x.journal`.
+pub fn in_store(error: CliError, location: &str) -> CliError {
+    match error {
+        CliError::Journal(e) => match e.path() {
+            Some(path) => {
+                let url = PathBuf::from(format!("{location}{}", path_text(path)));
+                let mut moved = build::error(e.kind(), e.message()).with_path(url);
+                if let (Some(line), Some(column)) = (e.line(), e.column()) {
+                    moved = moved.at(line, column);
+                }
+                CliError::Journal(moved)
+            }
+            None => CliError::Journal(e),
+        },
+        other => other,
+    }
 }
 
 /// The revision files of `artifact`, in ingestion order.
@@ -253,16 +301,92 @@ fn explain_unknown(
     }
 }
 
-/// How many `*.journal.example` files the artifact directories of `root` hold.
-pub fn count_examples(root: &Path) -> usize {
-    let Ok(listing) = std::fs::read_dir(root) else {
+/// How many `*.journal.example` files the artifact directories of the root
+/// at `root` in `fs` hold.
+pub fn count_examples(fs: &dyn FileSystem, root: &Path) -> usize {
+    let Ok(listing) = fs.read_dir_with_kinds(root) else {
         return 0;
     };
     listing
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| std::fs::read_dir(e.path()).ok())
-        .flat_map(|dir| dir.filter_map(Result::ok))
-        .filter(|e| e.file_name().to_string_lossy().ends_with(EXAMPLE_SUFFIX))
+        .into_iter()
+        .filter(|(name, kind)| {
+            *kind == Some(EntryKind::Directory)
+                || kind.is_none()
+                    && fs
+                        .metadata(&root.join(name))
+                        .is_ok_and(|m| m.kind() == EntryKind::Directory)
+        })
+        .filter_map(|(name, _)| fs.read_dir(&root.join(name)).ok())
+        .flatten()
+        .filter(|n| n.to_string_lossy().ends_with(EXAMPLE_SUFFIX))
         .count()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)] // a test fails by panicking
+mod tests {
+    use std::path::Path;
+
+    use nenjim_journal_fs::{RealFileSystem, Store as _};
+    use nenjim_journal_objstore::ObjectFs;
+    use nenjim_journal_testkit::texts::{broken_root, files};
+
+    use super::{Diagnosis, scan_with};
+    use crate::failure::CliError;
+    use crate::report::path_text;
+
+    /// Each error as (kind, path relative to `root`, line, column, message
+    /// with `root` left out).
+    fn rows(diagnosis: &Diagnosis, root: &Path) -> Vec<(String, String, usize, usize, String)> {
+        let prefix = format!("{}/", path_text(root));
+        diagnosis
+            .errors
+            .iter()
+            .map(|e| match e {
+                CliError::Journal(e) => (
+                    e.kind().as_str().to_owned(),
+                    path_text(e.path().unwrap()).replace(&prefix, ""),
+                    e.line().unwrap_or(0),
+                    e.column().unwrap_or(0),
+                    e.message().replace(&prefix, ""),
+                ),
+                other => panic!("{other}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_broken_root_gives_the_same_errors_from_a_directory_and_a_bucket() {
+        let dir = broken_root();
+        let local = scan_with(&RealFileSystem, dir.path(), false, usize::MAX).unwrap();
+        let expected = rows(&local, dir.path());
+        let kinds: Vec<&str> = expected.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "InvalidFileName",
+                "UnexpectedEntry",
+                "Syntax",
+                "Semantic",
+                "UnknownPredecessor",
+                "InvalidFileName"
+            ],
+            "{expected:#?}"
+        );
+        // The same tree in an in-memory bucket, under a prefix.
+        let bucket = ObjectFs::memory().unwrap();
+        let root = Path::new("/journals/broken");
+        for (relative, bytes) in files(dir.path()) {
+            bucket
+                .create(&root.join(relative), &bytes, Path::new("/tmp"))
+                .unwrap();
+        }
+        let from_bucket = scan_with(&bucket, root, false, usize::MAX).unwrap();
+        assert_eq!(rows(&from_bucket, root), expected);
+        assert!(!from_bucket.truncated);
+        // The limit applies the same way.
+        let first_two = scan_with(&bucket, root, false, 2).unwrap();
+        assert_eq!(rows(&first_two, root), expected[..2]);
+        assert!(first_two.truncated);
+    }
 }

@@ -17,7 +17,8 @@
 //! `recommend`) goes through the root's one writer,
 //! `nenjim_journal_writer::FsJournalWriter` (its lease and ledger), see
 //! `commands/publish.rs`; `put-blob` and `successor -o` create new files
-//! only (`commands/durable.rs`).
+//! only, through the writer's create-if-absent (`Store::create_by_digest`
+//! and `Store::create` of `nenjim_journal_fs`).
 #![forbid(unsafe_code)]
 
 mod address;

@@ -816,6 +816,43 @@ fn put_blob_is_idempotent_and_refuses_a_damaged_store() {
     assert_code(&run(&[&"put-blob", &file]), 2);
 }
 
+#[test]
+fn put_blob_takes_a_store_by_url() {
+    let dir = tempdir();
+    let file = dir.path().join("blob.bin");
+    let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 249) as u8).collect();
+    write(&file, &bytes);
+    // file://: the local store, the same files as a path gives.
+    let store = dir.path().join("store");
+    let url = format!("file://{}", store.display());
+    let doc = run_json(&[&"put-blob", &"--store", &url, &file], 0);
+    assert_eq!(doc["new"], true);
+    let path = store.join("blobs/sha256").join(hex(&bytes));
+    assert_eq!(read(&path), bytes);
+    let again = run_json(&[&"put-blob", &"--store", &url, &file], 0);
+    assert_eq!(again["new"], false);
+    write(&path, b"damaged");
+    let damaged = run_json(&[&"put-blob", &"--store", &url, &file], 1);
+    assert_eq!(damaged["error"]["kind"], "BlobMismatch");
+    assert_eq!(read(&path), b"damaged");
+    // memory://: a store of the process's own (gone when it exits).
+    let memory = run_json(
+        &[&"put-blob", &"--store", &"memory://bucket/store", &file],
+        0,
+    );
+    assert_eq!(
+        memory["pointer"],
+        format!("sha256:{} {}", hex(&bytes), bytes.len())
+    );
+    assert_eq!(
+        memory["path"],
+        format!("memory://bucket/store/blobs/sha256/{}", hex(&bytes))
+    );
+    assert_eq!(memory["new"], true);
+    // An unknown scheme is a usage of the wrong store (exit 2).
+    assert_code(&run(&[&"put-blob", &"--store", &"ftp://x/y", &file]), 2);
+}
+
 // ---------------------------------------------------------------- successor -o
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use nenjim_journal_testkit::moto::Moto;
+use sha2::{Digest as _, Sha256};
 
 fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
@@ -111,6 +112,83 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
         ],
     );
     assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    // A blob put into the bucket's content store by put-blob: streamed,
+    // idempotent, and refused over other bytes under its name.
+    let blob: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("blob.bin"), &blob).unwrap();
+    let hex: String = Sha256::digest(&blob)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let put_blob = [
+        "put-blob",
+        "--store",
+        "s3://journals/store",
+        "blob.bin",
+        "--json",
+    ];
+    let put: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&moto, dir.path(), &put_blob))).unwrap();
+    assert_eq!(put["pointer"], format!("sha256:{hex} {}", blob.len()));
+    assert_eq!(put["new"], true);
+    assert_eq!(
+        put["path"],
+        format!("s3://journals/store/blobs/sha256/{hex}")
+    );
+    let again: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&moto, dir.path(), &put_blob))).unwrap();
+    assert_eq!(again["new"], false);
+    moto.put_object("journals", &format!("store/blobs/sha256/{hex}"), b"damaged");
+    let damaged = run(&moto, dir.path(), &put_blob);
+    assert_eq!(damaged.status.code(), Some(1), "{damaged:?}");
+    let error: serde_json::Value = serde_json::from_slice(&damaged.stdout).unwrap();
+    assert_eq!(error["error"]["kind"], "BlobMismatch", "{error}");
+    // A broken root in the bucket: check lists every independent error, the
+    // same list as for the same tree in a directory, each file named by URL.
+    let broken = nenjim_journal_testkit::texts::broken_root();
+    for (relative, bytes) in nenjim_journal_testkit::texts::files(broken.path()) {
+        let key = format!("broken/{}", relative.to_str().unwrap());
+        moto.put_object("journals", &key, &bytes);
+    }
+    let local = run(
+        &moto,
+        dir.path(),
+        &["check", broken.path().to_str().unwrap(), "--json"],
+    );
+    let bucket = run(
+        &moto,
+        dir.path(),
+        &["check", "s3://journals/broken", "--json"],
+    );
+    assert_eq!(local.status.code(), Some(1), "{local:?}");
+    assert_eq!(bucket.status.code(), Some(1), "{bucket:?}");
+    let rows = |output: &Output, root: &str| -> Vec<(String, String, String, String)> {
+        let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        v["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let text = |k: &str| e[k].to_string().replace(&format!("{root}/"), "");
+                (text("kind"), text("path"), text("line"), text("column"))
+            })
+            .collect()
+    };
+    let expected = rows(&local, broken.path().to_str().unwrap());
+    assert_eq!(expected.len(), 6, "{expected:?}");
+    assert_eq!(rows(&bucket, "s3://journals/broken"), expected);
+    let syntax = &expected[2];
+    let stderr = String::from_utf8_lossy(&bucket.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "s3://journals/broken/{}:{}:{}",
+            syntax.1.trim_matches('"'),
+            syntax.2,
+            syntax.3
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("6 errors"), "{stderr}");
     // Copying again records nothing new.
     let again = stdout(&run(
         &moto,

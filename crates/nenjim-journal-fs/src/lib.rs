@@ -121,10 +121,10 @@ use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use nenjim_journal_chain::ChainState;
 
-pub use durable::{TMP_PREFIX, temporary_name};
+pub use durable::{BUFFER_BYTES, TMP_PREFIX, measure, temporary_name};
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
-pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan};
+pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};
 pub use store::{Created, Store, Version};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are

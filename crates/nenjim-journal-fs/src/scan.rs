@@ -95,11 +95,23 @@ pub fn scan(
     options: LoadOptions,
     max_errors: usize,
 ) -> Result<(Vec<ScannedItem>, bool), JournalError> {
-    let fs = RealFileSystem;
+    scan_with(&RealFileSystem, root, options, max_errors)
+}
+
+/// [`scan`] through `fs`: the root at `root` in any store the loader reads
+/// ([`load_with`](crate::load_with)'s), e.g. a bucket of the
+/// `nenjim-journal-objstore` crate, with the same rules, errors and paths
+/// (the paths inside the store).
+pub fn scan_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+    max_errors: usize,
+) -> Result<(Vec<ScannedItem>, bool), JournalError> {
     let mut interner = Interner::default();
     let mut items = Vec::new();
     let mut found = 0usize;
-    for item in layout::root_items(&fs, root)? {
+    for item in layout::root_items(fs, root)? {
         if found >= max_errors {
             return Ok((items, true));
         }
@@ -109,7 +121,7 @@ pub fn scan(
                 items.push(ScannedItem::Misplaced(error));
             }
             Ok(dir) => {
-                let artifact = scan_artifact(&fs, &dir, options, &mut interner);
+                let artifact = scan_artifact(fs, &dir, options, &mut interner);
                 found += artifact
                     .entries
                     .iter()

@@ -8,6 +8,9 @@
 //! - [`create`](Store::create): a new file (a revision, a blob, a segment,
 //!   the ledger marker) that is durable before it has its name, never
 //!   replacing one (create-if-absent);
+//! - [`create_by_digest`](Store::create_by_digest): the same for a file
+//!   named by the SHA-256 of its bytes (a blob of a content store), streamed
+//!   from a reader: its name is known only once it has been read;
 //! - [`create_entry`](Store::create_entry): a ledger entry, created only if
 //!   absent, carrying its record (read back with
 //!   [`FileSystem::read_record`]);
@@ -27,7 +30,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::path::Path;
 
-use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_api::valuetypes::{ContentPointer, RevisionDigest};
 
 use crate::durable;
 use crate::file_system::{FileSystem, RealFileSystem};
@@ -67,6 +70,18 @@ pub trait Store: FileSystem {
     /// Creates `path` holding `bytes`, durably, unless something already has
     /// that name (then nothing is written: [`Created::Exists`]).
     fn create(&self, path: &Path, bytes: &[u8], scratch: &Path) -> io::Result<Created>;
+
+    /// Creates `<dir>/<hex>` (the 64 hex digits of the SHA-256 of everything
+    /// `reader` yields), durably, unless something already has that name
+    /// (then nothing is written: [`Created::Exists`]; the caller compares).
+    /// The bytes are streamed, never held whole in memory by the local file
+    /// system; returns their size and SHA-256.
+    fn create_by_digest(
+        &self,
+        dir: &Path,
+        reader: &mut dyn Read,
+        scratch: &Path,
+    ) -> io::Result<(Created, ContentPointer)>;
 
     /// Creates the ledger entry `path` recording `record`, durably; fails
     /// with `AlreadyExists` if the entry exists (another writer committed
@@ -123,6 +138,15 @@ pub trait Store: FileSystem {
 impl Store for RealFileSystem {
     fn create(&self, path: &Path, bytes: &[u8], scratch: &Path) -> io::Result<Created> {
         durable::create_file(scratch, path, bytes)
+    }
+
+    fn create_by_digest(
+        &self,
+        dir: &Path,
+        reader: &mut dyn Read,
+        scratch: &Path,
+    ) -> io::Result<(Created, ContentPointer)> {
+        durable::create_by_digest(scratch, dir, reader)
     }
 
     fn create_entry(&self, path: &Path, record: &str) -> io::Result<()> {

@@ -22,7 +22,8 @@
 //!
 //! | the local root | in an object store |
 //! | --- | --- |
-//! | a revision, a blob, a segment: temporary file, fsync, hard link | one put, created only if absent (`If-None-Match: *`) |
+//! | a revision, a segment: temporary file, fsync, hard link | one put, created only if absent (`If-None-Match: *`) |
+//! | a blob, streamed and named by its SHA-256 | spooled while hashed, then one put created only if absent (a multipart upload above [`SINGLE_PUT_MAX`], see [`Store::create_by_digest`]) |
 //! | a ledger entry: a symbolic link whose target is the record | an object holding the record, created only if absent |
 //! | the lease, replaced under a `flock` | replaced by a put only if its ETag is unchanged (`If-Match`) |
 //!
@@ -60,22 +61,25 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, Cursor, Read};
+use std::io::{self, Read, Seek as _, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::TryStreamExt as _;
+use futures::stream::BoxStream;
+use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_fs::{Created, EntryKind, EntryMetadata, FileSystem, Store, Version};
 use object_store::path::{Path as Key, PathPart};
 use object_store::{
     ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, PutPayload, UpdateVersion,
+    WriteMultipart,
 };
 
 pub mod address;
 
-pub use address::{Address, parse_address};
+pub use address::{Address, parse_address, parse_address_with_env};
 
 /// How many requests of each kind an [`ObjectFs`] made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,7 +114,11 @@ fn bump(counter: &AtomicU64) {
 pub struct ObjectFs {
     store: Arc<dyn ObjectStore>,
     location: String,
-    runtime: tokio::runtime::Runtime,
+    /// Shared with the readers [`Store::open`] hands out.
+    runtime: Arc<tokio::runtime::Runtime>,
+    /// Blobs up to this size go in one conditional put, larger ones in a
+    /// multipart upload (see [`Store::create_by_digest`]).
+    single_put_max: u64,
     counters: Counters,
     /// Directories known to exist (their `.keep` is there).
     dirs: Mutex<HashSet<PathBuf>>,
@@ -133,6 +141,21 @@ impl fmt::Debug for ObjectFs {
 
 /// The name of the empty object that makes a directory exist.
 pub const KEEP: &str = ".keep";
+
+/// The largest blob [`Store::create_by_digest`] sends in one conditional
+/// put (`If-None-Match: *`) by default; a larger one goes in a multipart
+/// upload of [`PART_BYTES`] parts (see [`ObjectFs::with_single_put_max`]).
+pub const SINGLE_PUT_MAX: u64 = 64 * 1024 * 1024;
+
+/// The part size of a multipart upload (S3 takes parts of 5 MiB and more).
+pub const PART_BYTES: usize = 16 * 1024 * 1024;
+
+/// How much of a blob being put stays in memory before the rest is spooled
+/// to a temporary file.
+const SPOOL_IN_MEMORY: usize = 8 * 1024 * 1024;
+
+/// How many parts of a multipart upload are in flight at once.
+const PARTS_IN_FLIGHT: usize = 2;
 
 /// The io error of an `object_store` error, with the local file system's kinds.
 fn io_error(error: object_store::Error) -> io::Error {
@@ -201,11 +224,22 @@ impl ObjectFs {
         Ok(ObjectFs {
             store,
             location: location.into(),
-            runtime,
+            runtime: Arc::new(runtime),
+            single_put_max: SINGLE_PUT_MAX,
             counters: Counters::default(),
             dirs: Mutex::new(HashSet::new()),
             listings: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Sends blobs of up to `bytes` in one conditional put, larger ones in
+    /// a multipart upload (default [`SINGLE_PUT_MAX`]).
+    #[must_use]
+    pub fn with_single_put_max(self, bytes: u64) -> ObjectFs {
+        ObjectFs {
+            single_put_max: bytes,
+            ..self
+        }
     }
 
     /// An empty in-memory store (`memory://`), for tests.
@@ -256,6 +290,53 @@ impl ObjectFs {
         self.runtime
             .block_on(self.store.put_opts(key, payload, options))
             .map(|_| ())
+    }
+
+    /// Whether an object has the key `key` (one HEAD).
+    fn exists(&self, key: &Key) -> io::Result<bool> {
+        bump(&self.counters.head);
+        match self.runtime.block_on(self.store.head(key)) {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(io_error(e)),
+        }
+    }
+
+    /// Puts everything `reader` yields at `key` in a multipart upload of
+    /// [`PART_BYTES`] parts, at most [`PARTS_IN_FLIGHT`] at once (so at
+    /// most that many parts are in memory); aborted on an error.
+    fn upload(&self, key: &Key, reader: &mut dyn Read) -> io::Result<()> {
+        let parts = AtomicU64::new(0);
+        let result = self.runtime.block_on(async {
+            let upload = self.store.put_multipart(key).await.map_err(io_error)?;
+            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
+            let mut buffer = vec![0u8; nenjim_journal_fs::BUFFER_BYTES];
+            loop {
+                let n = match reader.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        let _ = writer.abort().await;
+                        return Err(e);
+                    }
+                };
+                if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
+                    let _ = writer.abort().await;
+                    return Err(io_error(e));
+                }
+                writer.write(buffer.get(..n).unwrap_or_default());
+                parts.fetch_add(n as u64, Ordering::Relaxed);
+            }
+            writer.finish().await.map(|_| ()).map_err(io_error)
+        });
+        // The initiation, each part, the completion.
+        let bytes = parts.load(Ordering::Relaxed);
+        self.counters.put.fetch_add(
+            bytes.div_ceil(PART_BYTES as u64).max(1) + 2,
+            Ordering::Relaxed,
+        );
+        result
     }
 
     /// Creates `key` with `bytes` if absent; a refusal or a lost answer is
@@ -446,6 +527,40 @@ impl Store for ObjectFs {
         }
     }
 
+    /// The blob is read once, hashed on the way into a spool (in memory up
+    /// to 8 MiB, then a temporary file of the local system, removed when
+    /// done): its key is its digest, known only at the end, and a put needs
+    /// its key first. Up to [`SINGLE_PUT_MAX`] bytes it then goes in one
+    /// put created only if absent (`If-None-Match: *`; a refusal or a lost
+    /// answer settled as [`Store::create`] settles it), held in memory while
+    /// it is sent. A larger blob goes in a multipart upload, which
+    /// `object_store` 0.14 cannot make conditional: its key is checked
+    /// first (HEAD; present: [`Created::Exists`]), and since the key is the
+    /// digest of the bytes, a writer racing to the same key writes the same
+    /// bytes.
+    fn create_by_digest(
+        &self,
+        dir: &Path,
+        reader: &mut dyn Read,
+        scratch: &Path,
+    ) -> io::Result<(Created, ContentPointer)> {
+        let mut spool = tempfile::SpooledTempFile::new(SPOOL_IN_MEMORY);
+        let pointer = nenjim_journal_fs::measure(reader, &mut spool)?;
+        spool.seek(SeekFrom::Start(0))?;
+        let path = dir.join(pointer.digest().to_hex());
+        if pointer.size() <= self.single_put_max {
+            let mut bytes = Vec::with_capacity(usize::try_from(pointer.size()).unwrap_or(0));
+            spool.read_to_end(&mut bytes)?;
+            return Ok((self.create(&path, &bytes, scratch)?, pointer));
+        }
+        let key = key(&path)?;
+        if self.exists(&key)? {
+            return Ok((Created::Exists, pointer));
+        }
+        self.upload(&key, &mut spool)?;
+        Ok((Created::New, pointer))
+    }
+
     fn create_entry(&self, path: &Path, record: &str) -> io::Result<()> {
         let key = key(path)?;
         if self.create_settled(&key, record.as_bytes())? {
@@ -509,8 +624,18 @@ impl Store for ObjectFs {
     }
 
     fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        let (bytes, _) = self.get(&key(path)?).map_err(io_error)?;
-        Ok(Box::new(Cursor::new(bytes)))
+        let key = key(path)?;
+        bump(&self.counters.get);
+        let result = self
+            .runtime
+            .block_on(self.store.get(&key))
+            .map_err(io_error)?;
+        Ok(Box::new(ObjectReader {
+            runtime: self.runtime.clone(),
+            stream: futures::StreamExt::boxed(result.into_stream().map_ok(|chunk| chunk.to_vec())),
+            chunk: Vec::new(),
+            at: 0,
+        }))
     }
 
     fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
@@ -582,5 +707,38 @@ impl Store for ObjectFs {
 
     fn location(&self) -> String {
         self.location.clone()
+    }
+}
+
+/// An object's bytes as they arrive ([`Store::open`]): one chunk of the
+/// answer in memory at a time.
+struct ObjectReader {
+    runtime: Arc<tokio::runtime::Runtime>,
+    stream: BoxStream<'static, object_store::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    /// How much of `chunk` was read.
+    at: usize,
+}
+
+impl Read for ObjectReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use futures::StreamExt as _;
+        while self.at == self.chunk.len() {
+            match self.runtime.block_on(self.stream.next()) {
+                None => return Ok(0),
+                Some(Ok(chunk)) => {
+                    self.chunk = chunk;
+                    self.at = 0;
+                }
+                Some(Err(e)) => return Err(io_error(e)),
+            }
+        }
+        let rest = self.chunk.get(self.at..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        if let (Some(to), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.at += n;
+        Ok(n)
     }
 }

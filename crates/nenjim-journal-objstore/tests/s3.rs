@@ -1,4 +1,5 @@
-//! The bucket cases against a real S3 protocol server: the `moto` package's
+//! The bucket cases against a real S3 protocol server (the fault walk of a
+//! store failing each single call among them): the `moto` package's
 //! server, started on 127.0.0.1 (a free port) by the test and stopped
 //! after. `.ci/run` installs it (`moto[server]==5.1.18`); without it this
 //! test fails, it never skips.
@@ -15,6 +16,7 @@ use nenjim_journal_fs::{LoadOptions, Store, load_with, refresh_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
+use object_store::prefix::PrefixStore;
 use object_store::{ObjectStoreExt as _, PutMode, PutOptions, PutPayload};
 
 use support::{Moto, MotoBuckets as _, texts};
@@ -57,6 +59,19 @@ fn bucket_cases_against_the_s3_protocol_server() {
     scenarios::a_lease_taken_over_fences_the_old_writer(&new_store);
     scenarios::two_writers_racing_commit_each_sequence_once(&new_store);
     scenarios::hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(&new_store);
+    scenarios::blobs_are_streamed_into_a_bucket(&new_store);
+    // The fault walk against the server: each case under a key prefix of
+    // its own in one bucket.
+    let faults = moto.bucket({
+        moto.create_bucket("faults");
+        "faults"
+    });
+    scenarios::a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(&|case| {
+        Arc::new(PrefixStore::new(
+            faults.clone(),
+            case.replace(['(', ')'], "-"),
+        ))
+    });
     requests_per_start_and_per_unchanged_refresh(&moto);
     writer_and_reader_processes_race_on_one_bucket(&moto);
 }

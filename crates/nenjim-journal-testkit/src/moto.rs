@@ -73,15 +73,36 @@ impl Moto {
     /// # Panics
     ///
     /// When the server does not answer 200.
-    #[allow(clippy::unwrap_used)]
     pub fn create_bucket(&self, name: &str) {
+        self.put(name, b"");
+    }
+
+    /// Puts `bytes` at `key` of the bucket `bucket`, unconditionally: a
+    /// test's way to damage what a client wrote. (moto checks no signature,
+    /// but refuses an anonymous request over an object an account owns: the
+    /// request names the tests' access key `test`.)
+    ///
+    /// # Panics
+    ///
+    /// When the server does not answer 200.
+    pub fn put_object(&self, bucket: &str, key: &str, bytes: &[u8]) {
+        self.put(&format!("{bucket}/{key}"), bytes);
+    }
+
+    /// `PUT /<path>` with `body`, expecting 200.
+    #[allow(clippy::unwrap_used)]
+    fn put(&self, path: &str, body: &[u8]) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             stream,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
+            "PUT /{path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n\
+             Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/aws4_request, \
+             SignedHeaders=host, Signature=00\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
         )
         .unwrap();
+        stream.write_all(body).unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");

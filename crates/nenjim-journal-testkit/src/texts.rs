@@ -137,3 +137,38 @@ pub fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     }
     out
 }
+
+/// A root with an independent error at every level the loader checks, each
+/// of which stops a load: a stray file in the root, an artifact directory
+/// whose name is no coordinate, a file name that is no timestamp, a syntax
+/// error, a semantic error (a license typo) and an unknown predecessor,
+/// beside a valid artifact of two revisions. `check` reports each of them
+/// (the diagnosis of every error), wherever the root lives.
+#[allow(clippy::unwrap_used)]
+pub fn broken_root() -> Root {
+    let root = Root::new();
+    let first = genesis("aaa", &ts(1), &["1.0.0"]);
+    root.put("aaa", &ts(1), &first);
+    root.put(
+        "aaa",
+        &ts(2),
+        &successor(&first, "aaa", &ts(2), &["1.0.0", "1.1.0"]),
+    );
+    root.write("README.txt", "notes\n");
+    root.put("Bad_Name", &ts(1), &genesis("aaa", &ts(1), &[]));
+    root.put(
+        "bbb",
+        &ts(1),
+        &genesis("bbb", &ts(1), &["1.0.0"]).replace("DESCRIPTION", "DESCRIPTON"),
+    );
+    root.put(
+        "ccc",
+        &ts(1),
+        &genesis("ccc", &ts(1), &["1.0.0"]).replace("LICENSE MIT", "LICENSE Apache2"),
+    );
+    let unrelated = genesis("zzz", &ts(1), &[]);
+    root.put("ddd", &ts(1), &genesis("ddd", &ts(1), &[]));
+    root.put("ddd", &ts(2), &successor(&unrelated, "ddd", &ts(2), &[]));
+    root.write("eee/notatimestamp.journal", genesis("eee", &ts(1), &[]));
+    root
+}

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
-use sha2::{Digest, Sha256};
 
 use nenjim_journal_fs::{Created, Store};
 
@@ -22,24 +21,10 @@ pub(crate) fn blob_path(store: &Path, digest: &ContentDigest) -> PathBuf {
     blob_dir(store).join(digest.to_hex())
 }
 
-/// The size and SHA-256 of the file at `path`, read in chunks.
+/// The size and SHA-256 of the file at `path`, streamed.
 fn measure(fs: &dyn Store, path: &Path) -> io::Result<ContentPointer> {
     let mut file = fs.open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut size = 0u64;
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        size += n as u64;
-        hasher.update(buffer.get(..n).unwrap_or_default());
-    }
-    Ok(ContentPointer::new(
-        ContentDigest::from_bytes(hasher.finalize().into()),
-        size,
-    ))
+    nenjim_journal_fs::measure(&mut file, &mut io::sink())
 }
 
 /// Checks that the store holds the blob `pointer` points at, exactly.
@@ -80,25 +65,70 @@ pub(crate) fn check(
     Ok(())
 }
 
-/// Puts `bytes` into `store`, durably; an existing blob with the same name
-/// must hold exactly these bytes (`BlobMismatch` otherwise).
-pub(crate) fn put(
+/// A blob put into a content store ([`put_blob_from`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PutBlob {
+    pointer: ContentPointer,
+    path: PathBuf,
+    new: bool,
+}
+
+impl PutBlob {
+    /// Its content pointer (what a `CONTENT` line says).
+    pub fn pointer(&self) -> ContentPointer {
+        self.pointer
+    }
+    /// Where it is: `<store>/blobs/sha256/<hex>`.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// False when the store already held it.
+    pub fn is_new(&self) -> bool {
+        self.new
+    }
+}
+
+/// Puts everything `reader` yields into the content store at `store` of
+/// `fs` (`<store>/blobs/sha256/<hex>`), streamed and durably
+/// ([`Store::create_by_digest`]): idempotent for a blob the store holds
+/// already; a blob under that name with other bytes is `BlobMismatch` (the
+/// store is damaged), and nothing is replaced. A content store needs no
+/// lease (a blob's name is its digest: any two puts of a name put the same
+/// bytes), so this takes no writer; [`FsJournalWriter::put_blob`](crate::FsJournalWriter::put_blob)
+/// calls it for the writer's content store.
+pub fn put_blob_from(
     fs: &dyn Store,
     store: &Path,
-    bytes: &[u8],
-) -> Result<ContentPointer, JournalError> {
-    let pointer = ContentPointer::new(ContentDigest::of_bytes(bytes), bytes.len() as u64);
+    reader: &mut dyn Read,
+) -> Result<PutBlob, JournalError> {
     let dir = blob_dir(store);
     for d in [store.to_path_buf(), store.join("blobs"), dir.clone()] {
         fs.ensure_dir(&d)
             .map_err(|e| build::io_error(&d, "cannot create the content store", e))?;
     }
+    let (created, pointer) = fs
+        .create_by_digest(&dir, reader, &dir)
+        .map_err(|e| build::io_error(&dir, "cannot write the blob", e))?;
     let path = blob_path(store, pointer.digest());
-    let created = fs
-        .create(&path, bytes, &dir)
-        .map_err(|e| build::io_error(&path, "cannot write the blob", e))?;
     if created == Created::Exists {
-        check(fs, store, &pointer)?;
+        check(fs, store, &pointer).map_err(|e| {
+            if e.kind() == ErrorKind::BlobMismatch {
+                build::error(
+                    ErrorKind::BlobMismatch,
+                    format!(
+                        "{} (the store is damaged: that name must hold those bytes)",
+                        e.message()
+                    ),
+                )
+                .with_path(&path)
+            } else {
+                e
+            }
+        })?;
     }
-    Ok(pointer)
+    Ok(PutBlob {
+        pointer,
+        path,
+        new: created == Created::New,
+    })
 }

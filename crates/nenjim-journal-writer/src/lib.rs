@@ -60,6 +60,8 @@
 mod blob;
 mod lease;
 
+pub use blob::{PutBlob, put_blob_from};
+
 use std::fmt;
 use std::io;
 use std::io::Read as _;
@@ -510,7 +512,7 @@ impl FsJournalWriter {
                 "found no content store, expected one configured (WriterOptions::content_store) to put a blob",
             )
         })?;
-        blob::put(self.content_fs(), store, bytes)
+        blob::put_blob_from(self.content_fs(), store, &mut &bytes[..]).map(|put| put.pointer())
     }
 
     /// The root's store, as the loader reads it.

@@ -1,12 +1,17 @@
 //! `check <root> [--examples] [--max-errors N] [--json]`: load the root as
 //! `start()` does and report a summary; when it fails, report every
 //! independent error of the root ([`crate::diagnose`]) with a count (exit
-//! code 1, or 2 for a missing or unreadable root).
+//! code 1, or 2 for a missing or unreadable root). A root given by URL
+//! (`s3://bucket/prefix` …) is loaded and scanned through its store, and
+//! its errors name their files by URL.
 //! On a root with a ledger, revision files the ledger does not record are
 //! warnings (the exit code stays 0).
 
 use serde::Serialize;
 
+use nenjim_journal_fs::Store as _;
+
+use crate::address::Address;
 use crate::args::CheckArgs;
 use crate::diagnose;
 use crate::failure::{CliError, Status};
@@ -76,7 +81,9 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
     let skipped_examples = if args.root.examples {
         0
     } else {
-        diagnose::count_examples(&args.root.root)
+        let address = crate::address::locate(&args.root.root)?;
+        let (fs, root) = crate::address::file_system(&address);
+        diagnose::count_examples(&*fs, root)
     };
     let unrecorded = super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?;
     let document = CheckDocument {
@@ -140,9 +147,13 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
     let diagnosis = match diagnose::scan(&args.root.root, args.root.examples, limit) {
         Ok(diagnosis) if !diagnosis.errors.is_empty() => diagnosis,
         // The scan found nothing the loader did (or could not run): the
-        // loader's error is the report.
+        // loader's error is the report (its file named by URL for a root
+        // given by URL, as the scan names them).
         _ => diagnose::Diagnosis {
-            errors: vec![first],
+            errors: vec![match crate::address::locate(&args.root.root) {
+                Ok(Address::Object { store, .. }) => diagnose::in_store(first, &store.location()),
+                _ => first,
+            }],
             truncated: false,
         },
     };

@@ -6,7 +6,6 @@ mod check;
 mod create;
 mod diff;
 mod digest;
-mod durable;
 mod events;
 mod generated;
 mod history;
@@ -148,51 +147,10 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     nenjim_journal_fs::decode_revision_text(bytes).map_err(|e| e.with_path(path).into())
 }
 
-/// The size of the buffer files are hashed through.
-const HASH_BUFFER_BYTES: usize = 64 * 1024;
-
 /// SHA-256 and byte count of everything `reader` yields, read through a
-/// fixed buffer (never the whole input in memory).
+/// fixed buffer (never the whole input in memory): the loader's
+/// [`nenjim_journal_fs::measure`].
 fn hash_stream(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u8; 32])> {
-    use sha2::{Digest as _, Sha256};
-
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; HASH_BUFFER_BYTES];
-    let mut size: u64 = 0;
-    loop {
-        let n = match reader.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let chunk = buffer.get(..n).unwrap_or_default();
-        hasher.update(chunk);
-        size += chunk.len() as u64;
-    }
-    Ok((size, hasher.finalize().into()))
-}
-
-#[cfg(test)]
-mod tests {
-    use sha2::{Digest as _, Sha256};
-
-    use super::{HASH_BUFFER_BYTES, hash_stream};
-
-    #[test]
-    fn streaming_hash_equals_one_shot_hash_across_buffer_boundaries() {
-        for len in [
-            0,
-            1,
-            HASH_BUFFER_BYTES - 1,
-            HASH_BUFFER_BYTES,
-            HASH_BUFFER_BYTES + 1,
-            3 * HASH_BUFFER_BYTES + 7,
-        ] {
-            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-            let streamed = hash_stream(data.as_slice()).ok();
-            let expected: [u8; 32] = Sha256::digest(&data).into();
-            assert_eq!(streamed, Some((len as u64, expected)), "length {len}");
-        }
-    }
+    let pointer = nenjim_journal_fs::measure(&mut reader, &mut std::io::sink())?;
+    Ok((pointer.size(), *pointer.digest().as_bytes()))
 }

@@ -37,11 +37,12 @@ pub struct AppendArgs {
     pub json: bool,
 }
 
-/// `put-blob --store <dir> <file> [--json]`
+/// `put-blob --store <store> <file> [--json]`
 #[derive(Debug, Args)]
 pub struct PutBlobArgs {
-    /// The content store: the blob goes to `<store>/blobs/sha256/<hex>`.
-    #[arg(long, value_name = "DIR")]
+    /// The content store, a directory or a URL (`s3://bucket/prefix` …):
+    /// the blob goes to `<store>/blobs/sha256/<hex>`.
+    #[arg(long, value_name = "STORE")]
     pub store: PathBuf,
     /// The file whose exact bytes are the blob.
     pub file: PathBuf,

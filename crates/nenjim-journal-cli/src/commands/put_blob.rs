@@ -1,12 +1,20 @@
-//! `put-blob --store <dir> <file> [--json]`: copy a file into a content
-//! store (`<store>/blobs/sha256/<hex>`), streamed and durably, and print its
-//! content pointer (`sha256:<hex> <size>`, what a `CONTENT` line says).
-//! Putting a blob the store already holds is a success; a different blob
-//! under that name is `BlobMismatch` (exit 1).
+//! `put-blob --store <store> <file> [--json]`: copy a file into a content
+//! store (`<store>/blobs/sha256/<hex>`; a directory or a URL such as
+//! `s3://bucket/prefix`), streamed and durably, and print its content
+//! pointer (`sha256:<hex> <size>`, what a `CONTENT` line says). The put is
+//! the writer's own ([`nenjim_journal_writer::put_blob_from`] over the
+//! store's `Store::create_by_digest`). Putting a blob the store already
+//! holds is a success; a different blob under that name is `BlobMismatch`
+//! (exit 1), and it is left as it is.
 
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use nenjim_journal_fs::{RealFileSystem, Store};
 use serde::Serialize;
 
-use super::durable;
+use crate::address::Address;
 use crate::args::PutBlobArgs;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
@@ -23,28 +31,37 @@ struct PutBlobDocument {
     pointer: String,
     digest: String,
     size: u64,
-    /// Where the blob is: `<store>/blobs/sha256/<hex>`.
+    /// Where the blob is: `<store>/blobs/sha256/<hex>` (a URL for a store
+    /// given by URL).
     path: String,
     /// False when the store already held it.
     new: bool,
 }
 
 pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
-    let put = durable::put_blob(&args.store, &args.file)?;
+    let address = crate::address::locate(&args.store)?;
+    let (fs, store): (Arc<dyn Store>, &Path) = match &address {
+        Address::Local(path) => (Arc::new(RealFileSystem), path),
+        Address::Object { store, root } => (store.clone(), root),
+    };
+    let mut input =
+        File::open(&args.file).map_err(|e| CliError::io(&args.file, "cannot open", e))?;
+    let put = nenjim_journal_writer::put_blob_from(&*fs, store, &mut input)?;
+    let pointer = put.pointer();
     if args.json {
         ui.print_json(&PutBlobDocument {
             command: "put-blob",
             ok: true,
             store: path_text(&args.store),
             file: path_text(&args.file),
-            pointer: put.pointer.to_string(),
-            digest: put.pointer.digest().to_string(),
-            size: put.pointer.size(),
-            path: path_text(&put.path),
-            new: put.new,
+            pointer: pointer.to_string(),
+            digest: pointer.digest().to_string(),
+            size: pointer.size(),
+            path: format!("{}{}", fs.location(), path_text(put.path())),
+            new: put.is_new(),
         })?;
     } else {
-        ui.print(&format!("{}\n", put.pointer))?;
+        ui.print(&format!("{pointer}\n"))?;
     }
     Ok(Status::Ok)
 }

@@ -11,12 +11,16 @@ use nenjim_journal_fs::{FileSystem, LoadOptions, Store, load, load_with, refresh
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
-use object_store::{ObjectStoreExt as _, PutPayload};
+use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-use crate::support::{self, genesis, texts, worldview};
+use crate::support::{self, Fault, Faulty, genesis, texts, worldview};
 
 /// Makes a new, empty store (a new bucket) named after the case.
 pub type NewStore<'a> = &'a dyn Fn(&str) -> Arc<ObjectFs>;
+
+/// Makes a new, empty object store (a new bucket, or a new key prefix of
+/// one) named after the case, for a wrapper store to sit in front of.
+pub type NewObjectStore<'a> = &'a dyn Fn(&str) -> Arc<dyn ObjectStore>;
 
 fn open(fs: &Arc<ObjectFs>, root: &Path) -> FsJournalWriter {
     fs.ensure_dir(root).unwrap();
@@ -268,5 +272,172 @@ pub fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(new_store:
     for hub in &hubs {
         hub.manager().refresh().unwrap();
         assert_eq!(served(&*hub.service()), expected);
+    }
+}
+
+/// Blobs streamed into a content store in a bucket (`put_blob_from` over
+/// `Store::create_by_digest`), in one conditional put and, above the
+/// store's single-put bound, in a multipart upload: each lands at
+/// `<store>/blobs/sha256/<hex>` with its bytes, a second put of the same
+/// bytes is idempotent, and a put over other bytes under that name is
+/// `BlobMismatch` and leaves them as they are. The blob is read back in a
+/// stream (`Store::open`), as the writer's check of a release reads it.
+pub fn blobs_are_streamed_into_a_bucket(new_store: NewStore<'_>) {
+    use nenjim_journal_api::valuetypes::ContentDigest;
+    use nenjim_journal_writer::put_blob_from;
+
+    let fs = new_store("blobs");
+    let store = Path::new("/content");
+    // Over one read buffer (64 KiB), so that the spool, the upload and the
+    // read-back each take several steps.
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let small = b"a small blob".to_vec();
+    // One put each, then the multipart path (a bound below both sizes).
+    let multipart = Arc::new(
+        ObjectFs::new(fs.object_store().clone(), "multipart")
+            .unwrap()
+            .with_single_put_max(4),
+    );
+    for (fs, blob) in [
+        (fs.clone(), bytes.clone()),
+        (multipart.clone(), {
+            let mut other = bytes.clone();
+            other.reverse();
+            other
+        }),
+        (multipart.clone(), small.clone()),
+    ] {
+        let hex = ContentDigest::of_bytes(&blob).to_hex();
+        let path = store.join("blobs/sha256").join(&hex);
+        let put = put_blob_from(&*fs, store, &mut blob.as_slice()).unwrap();
+        assert_eq!(put.pointer().digest().to_hex(), hex);
+        assert_eq!(put.pointer().size(), blob.len() as u64);
+        assert_eq!(put.path(), path);
+        assert!(put.is_new());
+        let mut read = Vec::new();
+        std::io::Read::read_to_end(&mut fs.open(&path).unwrap(), &mut read).unwrap();
+        assert_eq!(read, blob);
+        let again = put_blob_from(&*fs, store, &mut blob.as_slice()).unwrap();
+        assert!(!again.is_new());
+        assert_eq!(again.pointer(), put.pointer());
+    }
+    // Other bytes under a blob's name: refused, never replaced, by either path.
+    let hex = ContentDigest::of_bytes(&small).to_hex();
+    let key = Key::from(format!("content/blobs/sha256/{hex}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(
+            fs.object_store()
+                .put(&key, PutPayload::from_static(b"damaged")),
+        )
+        .unwrap();
+    for fs in [&fs, &multipart] {
+        let error = put_blob_from(&**fs, store, &mut small.as_slice()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::BlobMismatch, "{error}");
+        assert!(error.to_string().contains("damaged"), "{error}");
+    }
+    let kept = runtime.block_on(async {
+        fs.object_store()
+            .get(&key)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+    });
+    assert_eq!(&kept[..], b"damaged");
+}
+
+/// How many appends a session of the fault walk makes.
+const SESSION_APPENDS: usize = 3;
+
+/// Runs a writer session (open, [`SESSION_APPENDS`] appends, close) on the
+/// root `/j` of `inner` through a store with `fault`; returns each append's
+/// text and whether it reported success.
+fn session(inner: &Arc<dyn ObjectStore>, fault: Fault) -> Vec<(String, bool)> {
+    let faulty = Arc::new(Faulty::new(inner.clone(), fault));
+    let fs = Arc::new(ObjectFs::new(faulty, "faulty").unwrap());
+    let root = Path::new("/j");
+    let mut results = Vec::new();
+    if fs.ensure_dir(root).is_err() {
+        return results;
+    }
+    let Ok(mut writer) = FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()) else {
+        return results;
+    };
+    for text in texts().iter().take(SESSION_APPENDS) {
+        results.push((text.clone(), writer.append(text).is_ok()));
+    }
+    let _ = writer.close();
+    results
+}
+
+/// A store that fails any single call of a writer session, or loses its
+/// answer (the call took effect, the writer is told it failed), never
+/// leaves a root that does not load: every call of a session in turn, each
+/// case on a new store from `new_inner`. Each append that reported success
+/// is loaded, sequences stay increasing from 1, and a writer opened
+/// afterwards appends on top (or finds the lease of a session whose close
+/// failed, until it expires). Lost answers are settled by reading back.
+pub fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(
+    new_inner: NewObjectStore<'_>,
+) {
+    let calls = {
+        let inner = new_inner("fault-count");
+        let faulty = Arc::new(Faulty::new(inner, Fault::Never));
+        let fs = Arc::new(ObjectFs::new(faulty.clone(), "counting").unwrap());
+        let root = Path::new("/j");
+        fs.ensure_dir(root).unwrap();
+        let mut writer = FsJournalWriter::open_store(fs, root, WriterOptions::new()).unwrap();
+        for text in texts().iter().take(SESSION_APPENDS) {
+            writer.append(text).unwrap();
+        }
+        writer.close().unwrap();
+        faulty.calls()
+    };
+    assert!(calls > 10, "{calls}");
+    println!("a session of {SESSION_APPENDS} appends makes {calls} calls");
+    for fault in (1..=calls).flat_map(|n| [Fault::LoseAnswer(n), Fault::Refuse(n)]) {
+        let inner = new_inner(&format!("{fault:?}"));
+        let results = session(&inner, fault);
+        let fs = ObjectFs::new(inner, "after").unwrap();
+        let loaded = load_with(&fs, Path::new("/j"), LoadOptions::new());
+        let loaded = match loaded {
+            Ok(state) => state,
+            // A session that failed before the root had anything.
+            Err(e) if e.kind() == ErrorKind::RootMissing => {
+                assert!(results.iter().all(|(_, ok)| !ok), "{fault:?}");
+                continue;
+            }
+            Err(e) => panic!("{fault:?}: the root does not load: {e}"),
+        };
+        let view = worldview(&loaded);
+        for (text, ok) in &results {
+            if *ok {
+                let artifact = text.lines().nth(1).unwrap().trim_start_matches("ARTIFACT ");
+                assert!(
+                    view.iter().any(|r| r.1 == artifact),
+                    "{fault:?}: the reported append of {artifact} is not loaded"
+                );
+            }
+        }
+        // Sequences increase from 1 (a fence may take one).
+        for (i, row) in view.iter().enumerate() {
+            assert!(row.0 > i as u64, "{fault:?}: {view:?}");
+        }
+        // A writer opened afterwards appends on top of whatever is there
+        // (unless the fault hit the close: the lease then stays until it expires).
+        let fs = Arc::new(fs);
+        match FsJournalWriter::open_store(fs.clone(), Path::new("/j"), WriterOptions::new()) {
+            Ok(mut writer) => {
+                writer
+                    .append(&genesis("after", "20260301T000000Z"))
+                    .unwrap();
+            }
+            Err(e) => assert_eq!(e.kind(), ErrorKind::LeaseHeld, "{fault:?}: {e}"),
+        }
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
+use futures::StreamExt as _;
 use futures::stream::BoxStream;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
@@ -96,7 +97,9 @@ pub enum Fault {
     Lie,
 }
 
-/// An object store in front of another that fails one call, or lies.
+/// An object store in front of another that fails one call (a put, a get
+/// or head, a listing, a deletion; counted from 1 in the order they are
+/// made), or lies. It wraps any store: the in-memory one or an S3 client.
 pub struct Faulty {
     inner: Arc<dyn ObjectStore>,
     fault: Fault,
@@ -188,11 +191,23 @@ impl ObjectStore for Faulty {
         &self,
         locations: BoxStream<'static, object_store::Result<Key>>,
     ) -> BoxStream<'static, object_store::Result<Key>> {
-        self.inner.delete_stream(locations)
+        match self.fail_now() {
+            Some(false) => futures::stream::once(async { Err(injected()) }).boxed(),
+            // The deletions happen; the answer is lost.
+            Some(true) => self
+                .inner
+                .delete_stream(locations)
+                .map(|_| Err(injected()))
+                .boxed(),
+            None => self.inner.delete_stream(locations),
+        }
     }
 
     fn list(&self, prefix: Option<&Key>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list(prefix)
+        match self.fail_now() {
+            Some(_) => futures::stream::once(async { Err(injected()) }).boxed(),
+            None => self.inner.list(prefix),
+        }
     }
 
     async fn list_with_delimiter(&self, prefix: Option<&Key>) -> object_store::Result<ListResult> {
