@@ -35,21 +35,6 @@ use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-/// An S3 client of the bucket `name` of `moto`.
-fn bucket(moto: &Moto, name: &str) -> Arc<dyn ObjectStore> {
-    Arc::new(
-        object_store::aws::AmazonS3Builder::new()
-            .with_endpoint(moto.endpoint())
-            .with_allow_http(true)
-            .with_bucket_name(name)
-            .with_region("us-east-1")
-            .with_access_key_id("test")
-            .with_secret_access_key("test")
-            .build()
-            .unwrap(),
-    )
-}
-
 /// A runtime for the bench's own requests (the copy and the floor).
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -105,7 +90,7 @@ fn p10(c: &mut Criterion) {
     writer.close().unwrap();
     let moto = Moto::start();
     moto.create_bucket("bench");
-    let bucket = bucket(&moto, "bench");
+    let bucket = moto.bucket("bench");
     let runtime = runtime();
     for (relative, bytes) in files(dir.path()) {
         let key = Key::from(format!("root/{}", relative.to_str().unwrap()));

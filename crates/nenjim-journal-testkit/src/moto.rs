@@ -68,6 +68,28 @@ impl Moto {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    /// An S3 client of the bucket `name` (the tests' static credentials;
+    /// moto checks no signature).
+    ///
+    /// # Panics
+    ///
+    /// When `object_store` refuses the configuration.
+    #[cfg(feature = "object-store")]
+    #[allow(clippy::unwrap_used)]
+    pub fn bucket(&self, name: &str) -> std::sync::Arc<dyn object_store::ObjectStore> {
+        std::sync::Arc::new(
+            object_store::aws::AmazonS3Builder::new()
+                .with_endpoint(self.endpoint())
+                .with_allow_http(true)
+                .with_bucket_name(name)
+                .with_region("us-east-1")
+                .with_access_key_id("test")
+                .with_secret_access_key("test")
+                .build()
+                .unwrap(),
+        )
+    }
+
     /// Creates the bucket `name` (an unsigned request: moto accepts it).
     ///
     /// # Panics

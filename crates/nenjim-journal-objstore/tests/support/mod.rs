@@ -233,27 +233,11 @@ pub use nenjim_journal_testkit::moto::Moto;
 
 /// Clients of a moto server's buckets.
 pub trait MotoBuckets {
-    /// An S3 client of the bucket `name`.
-    fn bucket(&self, name: &str) -> Arc<dyn ObjectStore>;
     /// A new bucket `name` as a root store.
     fn object_fs(&self, name: &str) -> Arc<ObjectFs>;
 }
 
 impl MotoBuckets for Moto {
-    fn bucket(&self, name: &str) -> Arc<dyn ObjectStore> {
-        Arc::new(
-            object_store::aws::AmazonS3Builder::new()
-                .with_endpoint(self.endpoint())
-                .with_allow_http(true)
-                .with_bucket_name(name)
-                .with_region("us-east-1")
-                .with_access_key_id("test")
-                .with_secret_access_key("test")
-                .build()
-                .unwrap(),
-        )
-    }
-
     fn object_fs(&self, name: &str) -> Arc<ObjectFs> {
         self.create_bucket(name);
         Arc::new(ObjectFs::new(self.bucket(name), format!("s3://{name}")).unwrap())
