@@ -70,6 +70,17 @@ pub use release::ReleaseBuilder;
 pub use revision::RevisionBuilder;
 pub use share::{sharing_releases_with, with_sequence};
 
+/// `items` in a new allocation of exactly their size: the list they were
+/// collected in is freed whole (and the next release's list takes its
+/// place), where shrinking it in place (`into_boxed_slice`) left a small
+/// hole after every list of a load that only smaller allocations could use.
+fn exact<T>(mut items: Vec<T>) -> Box<[T]> {
+    if items.len() == items.capacity() {
+        return items.into_boxed_slice();
+    }
+    items.drain(..).collect()
+}
+
 fn semantic(message: impl Into<String>) -> JournalError {
     JournalError::new(ErrorKind::Semantic, message)
 }
