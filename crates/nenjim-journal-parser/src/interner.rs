@@ -8,6 +8,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, Description, LicenseExpression, VersionRequirement,
 };
@@ -57,12 +58,63 @@ struct Slot {
 /// bytes with the stored key (slots whose tag differs are passed over
 /// without touching their entry); no allocation. A miss stores the key once.
 #[derive(Debug)]
-struct TokenMap<V> {
+struct TokenMap<V: Keyed> {
     slots: Box<[Slot]>,
-    entries: Vec<(Box<str>, V)>,
+    entries: Vec<V::Entry>,
 }
 
-impl<V> Default for TokenMap<V> {
+/// A value a [`TokenMap`] holds, and what its entries keep to compare a
+/// token with: the token itself beside the value, or nothing more for a
+/// coordinate, whose text is its token, which saves a copy of every
+/// distinct coordinate in each worker's table.
+trait Keyed: Sized {
+    /// An entry of a table of `Self`.
+    type Entry;
+    /// The entry of `value`, read from `key`.
+    fn entry(key: &str, value: Self) -> Self::Entry;
+    /// The bytes of the token `entry` was stored for.
+    fn key(entry: &Self::Entry) -> &[u8];
+    /// The value of `entry`.
+    fn value(entry: &Self::Entry) -> &Self;
+}
+
+/// Values stored with their token.
+macro_rules! keyed_by_token {
+    ($($t:ty),*) => {$(
+        impl Keyed for $t {
+            type Entry = (Box<str>, $t);
+            fn entry(key: &str, value: Self) -> Self::Entry {
+                (key.into(), value)
+            }
+            fn key(entry: &Self::Entry) -> &[u8] {
+                entry.0.as_bytes()
+            }
+            fn value(entry: &Self::Entry) -> &Self {
+                &entry.1
+            }
+        }
+    )*};
+}
+
+keyed_by_token!(VersionRequirement, Description, LicenseExpression);
+
+/// A coordinate's text is exactly the token it was read from (its
+/// `FromStr` keeps it whole, and an equal coordinate has the same text), so
+/// an entry is the coordinate alone.
+impl Keyed for ArtifactCoordinate {
+    type Entry = ArtifactCoordinate;
+    fn entry(_key: &str, value: Self) -> Self::Entry {
+        value
+    }
+    fn key(entry: &Self::Entry) -> &[u8] {
+        build::coordinate_bytes(entry)
+    }
+    fn value(entry: &Self::Entry) -> &Self {
+        entry
+    }
+}
+
+impl<V: Keyed> Default for TokenMap<V> {
     fn default() -> Self {
         TokenMap {
             slots: Box::default(),
@@ -71,7 +123,7 @@ impl<V> Default for TokenMap<V> {
     }
 }
 
-impl<V> TokenMap<V> {
+impl<V: Keyed> TokenMap<V> {
     /// A table with room for `n` keys before it grows.
     fn with_capacity(n: usize) -> TokenMap<V> {
         let slots = if n == 0 {
@@ -97,10 +149,10 @@ impl<V> TokenMap<V> {
                 return None;
             }
             if slot.tag == tag
-                && let Some((stored, value)) = self.entries.get(slot.entry as usize - 1)
-                && stored.as_bytes() == key.as_bytes()
+                && let Some(stored) = self.entries.get(slot.entry as usize - 1)
+                && V::key(stored) == key.as_bytes()
             {
-                return Some(value);
+                return Some(V::value(stored));
             }
             i = (i + 1) & mask;
         }
@@ -124,7 +176,7 @@ impl<V> TokenMap<V> {
                     tag: (hash >> 32) as u32,
                     entry,
                 };
-                self.entries.push((key.into(), value));
+                self.entries.push(V::entry(key, value));
                 return;
             }
             i = (i + 1) & mask;
@@ -136,8 +188,8 @@ impl<V> TokenMap<V> {
         let len = (2 * self.slots.len()).max(16);
         let mut slots = vec![Slot::default(); len].into_boxed_slice();
         let mask = len - 1;
-        for (n, (key, _)) in self.entries.iter().enumerate() {
-            let hash = hash_bytes(key.as_bytes());
+        for (n, entry) in self.entries.iter().enumerate() {
+            let hash = hash_bytes(V::key(entry));
             let mut i = hash as usize & mask;
             while let Some(slot) = slots.get_mut(i) {
                 if slot.entry == 0 {
@@ -350,7 +402,7 @@ impl Interner {
         expected: &str,
     ) -> Result<(V, Token<'a>), JournalError>
     where
-        V: FromStr<Err = JournalError> + Shared,
+        V: FromStr<Err = JournalError> + Shared + Keyed,
     {
         let token = cursor.token(expected)?;
         let hash = hash_bytes(token.text.as_bytes());

@@ -244,6 +244,23 @@ pub fn content_size(s: &str) -> Result<u64, JournalError> {
     ContentPointer::parse_size(s)
 }
 
+/// The text of `coordinate` as bytes (what
+/// [`ArtifactCoordinate::as_str`] returns), without `as_str`'s UTF-8 check
+/// of a short text: for a table that compares many tokens with stored
+/// coordinates (the parser's interner keeps no other copy of their text).
+///
+/// ```
+/// use nenjim_journal_api::model::build::coordinate_bytes;
+/// use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+/// let coordinate: ArtifactCoordinate = "left-pad".parse()?;
+/// assert_eq!(coordinate_bytes(&coordinate), b"left-pad");
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
+#[inline]
+pub fn coordinate_bytes(coordinate: &ArtifactCoordinate) -> &[u8] {
+    coordinate.as_bytes()
+}
+
 /// A key for `version` that grows by exactly one a second (seconds since
 /// 0000-03-01T00:00:00Z, proleptic Gregorian), for an index that
 /// interpolates between Journal versions: a regular chain (one revision a
