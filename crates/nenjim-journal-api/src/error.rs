@@ -215,7 +215,6 @@ impl JournalError {
     }
 }
 
-
 /// The context an implementation adds (see [`ErrorContext`]).
 impl ErrorContext for JournalError {
     fn at(mut self, line: usize, column: usize) -> JournalError {

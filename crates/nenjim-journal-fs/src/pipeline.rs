@@ -120,7 +120,10 @@ fn into_batches<T>(items: Vec<T>) -> Vec<Mutex<Vec<T>>> {
 /// The items of batch number `batch` (`None` past the last one), taken out
 /// of `batches`.
 fn take_batch<T>(batches: &[Mutex<Vec<T>>], batch: usize) -> Option<Vec<T>> {
-    let mut items = batches.get(batch)?.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut items = batches
+        .get(batch)?
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     Some(std::mem::take(&mut *items)).filter(|b| !b.is_empty())
 }
 

@@ -181,6 +181,7 @@ impl fmt::Debug for ReleaseVersion {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly
     use super::*;
 
     #[test]
@@ -202,7 +203,10 @@ mod tests {
             let va: ReleaseVersion = a.parse().unwrap();
             let sa = semver::Version::parse(a).unwrap();
             assert_eq!(va.to_string(), sa.to_string());
-            assert_eq!(format!("{va:>30}|{va:<30}|{va:^30}"), format!("{sa:>30}|{sa:<30}|{sa:^30}"));
+            assert_eq!(
+                format!("{va:>30}|{va:<30}|{va:^30}"),
+                format!("{sa:>30}|{sa:<30}|{sa:^30}")
+            );
             for b in samples {
                 let vb: ReleaseVersion = b.parse().unwrap();
                 let sb = semver::Version::parse(b).unwrap();
