@@ -21,7 +21,8 @@
 //!   [`ErrorContext`] trait locates it, and [`shown`] shows a found token
 //!   the way every message of the Journal does;
 //! - the token readers a parser shares with the value types' `FromStr`:
-//!   [`quoted_prefix`] and [`content_size`].
+//!   [`quoted_prefix`] and [`content_size`]; and [`coordinate_bytes`], for
+//!   a table that finds coordinates by their token.
 //!
 //! ```
 //! use nenjim_journal_api::model::PolicyStatement;
