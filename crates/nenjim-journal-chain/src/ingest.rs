@@ -51,7 +51,7 @@ impl ChainState {
             (None, None) => None,
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
-                let Some(located) = self.digests.get(predecessor) else {
+                let Some(located) = self.digests.get(predecessor, |i| self.log.get(i)) else {
                     return Err(build::error(
                         ErrorKind::UnknownPredecessor,
                         format!(
@@ -60,7 +60,7 @@ impl ChainState {
                         ),
                     ));
                 };
-                let owner = self.stored(*located);
+                let owner = self.stored(located);
                 // 4. A predecessor of another artifact.
                 if owner.coordinate() != artifact {
                     return Err(build::error(
@@ -111,8 +111,8 @@ impl ChainState {
         // A digest is unique to one text, so a stored digest under another
         // artifact or version can only come from a hand-built revision; refuse
         // it rather than corrupt the index.
-        if let Some(located) = self.digests.get(digest) {
-            let other = self.stored(*located);
+        if let Some(located) = self.digests.get(digest, |i| self.log.get(i)) {
+            let other = self.stored(located);
             return Err(build::error(
                 ErrorKind::Conflict,
                 format!(
@@ -160,7 +160,7 @@ impl ChainState {
         };
         let index = self.log.len();
         self.digests
-            .insert(*accepted.digest(), Located { index, position });
+            .insert(accepted.digest(), Located { index, position });
         self.log.push_back(accepted.clone());
         Ok((accepted, Outcome::Accepted))
     }

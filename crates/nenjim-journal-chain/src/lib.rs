@@ -110,15 +110,17 @@
 //! - a `Vector` of every accepted revision in sequence order (sequence s at
 //!   index s − 1), so a replay cursor opens with an O(log n) `skip` and steps
 //!   by an amortized O(1) `pop_front`, with no sort per call;
-//! - a `HashMap` (a HAMT) from revision digest to the revision's sequence and
-//!   position in its chain, so idempotency and the predecessor checks are
-//!   look-ups, not scans.
+//! - an `OrdMap` (a B-tree) from the first eight bytes of a revision digest
+//!   to the revision's place in the log and position in its chain (the
+//!   stored revision confirms the rest of the digest; `digests.rs`), so
+//!   idempotency and the predecessor checks are look-ups, not scans.
 //!
 //! Each ingestion path-copies O(log n) nodes of these structures, so a batch
 //! of k ingestions costs O(k log n) and cloning a [`ChainState`] is O(1).
 #![forbid(unsafe_code)]
 
 mod chain;
+mod digests;
 mod events;
 mod ingest;
 mod replay;
@@ -128,10 +130,11 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use imbl::shared_ptr::DefaultSharedPtr;
-use imbl::{GenericHashMap, HashMap, OrdSet, Vector};
+use imbl::{GenericHashMap, OrdSet, Vector};
 use rustc_hash::FxBuildHasher;
 
 use crate::chain::Chain;
+use crate::digests::DigestIndex;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, RevisionCursor};
 use nenjim_journal_api::valuetypes::{
@@ -196,7 +199,7 @@ pub struct ChainState {
     /// The keys of `chains`, in order.
     coordinates: OrdSet<ArtifactCoordinate>,
     /// Every stored revision by digest.
-    digests: HashMap<RevisionDigest, Located>,
+    digests: DigestIndex,
     /// Every accepted revision in ascending sequence order. Without a ledger
     /// sequence s sits at index s - 1; a ledger's sequences may leave gaps.
     log: Vector<JournalRevision>,
@@ -316,7 +319,7 @@ impl ChainState {
     }
     /// The stored revision with `digest`, if any.
     pub fn revision_by_digest(&self, digest: &RevisionDigest) -> Option<JournalRevision> {
-        let located = self.digests.get(digest)?;
+        let located = self.digests.get(digest, |i| self.log.get(i))?;
         self.log.get(located.index).cloned()
     }
     /// The accepted revision with sequence number `sequence`, if any.
@@ -444,7 +447,10 @@ mod tests {
             .ingest_all(["a", "b", "c"].map(genesis))
             .unwrap();
         for (i, revision) in state.log.iter().enumerate() {
-            let located = state.digests.get(revision.digest()).unwrap();
+            let located = state
+                .digests
+                .get(revision.digest(), |i| state.log.get(i))
+                .unwrap();
             assert_eq!(located.index, i);
             assert_eq!(located.position, 0);
             assert_eq!(revision.sequence(), i as u64 + 1);

@@ -38,7 +38,7 @@ pub(crate) fn load(
     let shared = SharedInterner::default();
     let mut state = ChainState::new();
     pipeline::in_order(
-        &artifacts.dirs,
+        artifacts.dirs,
         || Interner::backed_by(&shared),
         |interner, artifact| list_and_parse(fs, artifact, options, interner),
         |artifact| {

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError, mpsc};
 
 /// Items per batch: small enough that the last batches (whose consumption
 /// cannot overlap anything) are a small part of a large root, large enough
@@ -27,17 +27,23 @@ pub(crate) const BATCH: usize = 64;
 ///
 /// A panic in `work` is not caught: it reaches the caller when the workers
 /// are joined.
+///
+/// `items` are taken by value and each batch is dropped once its results are
+/// made: a load's list of 20 000 artifact directories (each with its
+/// coordinate) no longer stays whole until its end, which is the peak of a
+/// start.
 pub(crate) fn in_order<T, R, S, E>(
-    items: &[T],
+    items: Vec<T>,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, &T) -> R + Sync,
     mut consume: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E>
 where
-    T: Sync,
+    T: Send,
     R: Send,
 {
     let batches = items.len().div_ceil(BATCH);
+    let chunks = into_batches(items);
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(batches)
@@ -48,12 +54,12 @@ where
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let sender = sender.clone();
-            let (next, stop, init, work) = (&next, &stop, &init, &work);
+            let (next, stop, init, work, chunks) = (&next, &stop, &init, &work, &chunks);
             scope.spawn(move || {
                 let mut state = init();
                 while !stop.load(Ordering::Relaxed) {
                     let batch = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(chunk) = batch_of(items, batch) else {
+                    let Some(chunk) = take_batch(chunks, batch) else {
                         break;
                     };
                     let results: Vec<R> = chunk.iter().map(|item| work(&mut state, item)).collect();
@@ -97,12 +103,28 @@ where
     })
 }
 
-/// The items of batch `batch`, if there is one.
-fn batch_of<T>(items: &[T], batch: usize) -> Option<&[T]> {
-    let start = batch.checked_mul(BATCH)?;
-    items
-        .get(start..start.saturating_add(BATCH).min(items.len()))
-        .filter(|b| !b.is_empty())
+/// `items` in batches of [`BATCH`], each taken whole by the worker that
+/// works on it.
+fn into_batches<T>(items: Vec<T>) -> Vec<Mutex<Vec<T>>> {
+    let mut batches = Vec::with_capacity(items.len().div_ceil(BATCH));
+    let mut items = items.into_iter();
+    loop {
+        let batch: Vec<T> = items.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            return batches;
+        }
+        batches.push(Mutex::new(batch));
+    }
+}
+
+/// The items of batch number `batch` (`None` past the last one), taken out
+/// of `batches`.
+fn take_batch<T>(batches: &[Mutex<Vec<T>>], batch: usize) -> Option<Vec<T>> {
+    let mut items = batches
+        .get(batch)?
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    Some(std::mem::take(&mut *items)).filter(|b| !b.is_empty())
 }
 
 #[cfg(test)]
@@ -114,7 +136,7 @@ mod tests {
         let items: Vec<usize> = (0..1000).collect();
         let mut seen = Vec::new();
         let result: Result<(), ()> = in_order(
-            &items,
+            items,
             || 0_usize,
             |calls, &item| {
                 *calls += 1;
@@ -134,7 +156,7 @@ mod tests {
         let items: Vec<usize> = (0..1000).collect();
         let mut seen = 0;
         let result = in_order(
-            &items,
+            items,
             || (),
             |(), &item| item,
             |item| {
@@ -148,7 +170,7 @@ mod tests {
 
     #[test]
     fn no_items_is_no_work() {
-        let result: Result<(), ()> = in_order(&[] as &[u8], || (), |(), _| (), |()| Err(()));
+        let result: Result<(), ()> = in_order(Vec::<u8>::new(), || (), |(), _| (), |()| Err(()));
         assert_eq!(result, Ok(()));
     }
 }

@@ -134,7 +134,7 @@ pub(crate) fn load(
     let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
-        &groups,
+        groups,
         || Interner::backed_by(&shared),
         |interner, files| parse_group(fs, root, files, interner),
         |(revisions, error): Parsed| {

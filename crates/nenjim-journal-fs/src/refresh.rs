@@ -49,7 +49,7 @@ pub(crate) fn refresh(
     let mut current = state.clone();
     let (mut ingested, mut unchanged) = (0, 0);
     pipeline::in_order(
-        &artifacts.dirs,
+        artifacts.dirs,
         || Interner::backed_by(&shared),
         |interner, artifact| reread_artifact(fs, artifact, options, state, interner),
         |artifact| {

@@ -161,7 +161,7 @@ fn scan_artifact(
             .collect(),
     };
     ScannedArtifact {
-        dir: dir.path.to_path_buf(),
+        dir: dir.path().to_path_buf(),
         coordinate: dir.coordinate.clone(),
         entries,
     }

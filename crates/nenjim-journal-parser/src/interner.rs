@@ -2,12 +2,13 @@
 //! between the revisions parsed with one [`Interner`] and, through a
 //! [`SharedInterner`], between the interners of one load.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, Description, LicenseExpression, VersionRequirement,
 };
@@ -57,12 +58,63 @@ struct Slot {
 /// bytes with the stored key (slots whose tag differs are passed over
 /// without touching their entry); no allocation. A miss stores the key once.
 #[derive(Debug)]
-struct TokenMap<V> {
+struct TokenMap<V: Keyed> {
     slots: Box<[Slot]>,
-    entries: Vec<(Box<str>, V)>,
+    entries: Vec<V::Entry>,
 }
 
-impl<V> Default for TokenMap<V> {
+/// A value a [`TokenMap`] holds, and what its entries keep to compare a
+/// token with: the token itself beside the value, or nothing more for a
+/// coordinate, whose text is its token, which saves a copy of every
+/// distinct coordinate in each worker's table.
+trait Keyed: Sized {
+    /// An entry of a table of `Self`.
+    type Entry;
+    /// The entry of `value`, read from `key`.
+    fn entry(key: &str, value: Self) -> Self::Entry;
+    /// The bytes of the token `entry` was stored for.
+    fn key(entry: &Self::Entry) -> &[u8];
+    /// The value of `entry`.
+    fn value(entry: &Self::Entry) -> &Self;
+}
+
+/// Values stored with their token.
+macro_rules! keyed_by_token {
+    ($($t:ty),*) => {$(
+        impl Keyed for $t {
+            type Entry = (Box<str>, $t);
+            fn entry(key: &str, value: Self) -> Self::Entry {
+                (key.into(), value)
+            }
+            fn key(entry: &Self::Entry) -> &[u8] {
+                entry.0.as_bytes()
+            }
+            fn value(entry: &Self::Entry) -> &Self {
+                &entry.1
+            }
+        }
+    )*};
+}
+
+keyed_by_token!(VersionRequirement, Description, LicenseExpression);
+
+/// A coordinate's text is exactly the token it was read from (its
+/// `FromStr` keeps it whole, and an equal coordinate has the same text), so
+/// an entry is the coordinate alone.
+impl Keyed for ArtifactCoordinate {
+    type Entry = ArtifactCoordinate;
+    fn entry(_key: &str, value: Self) -> Self::Entry {
+        value
+    }
+    fn key(entry: &Self::Entry) -> &[u8] {
+        build::coordinate_bytes(entry)
+    }
+    fn value(entry: &Self::Entry) -> &Self {
+        entry
+    }
+}
+
+impl<V: Keyed> Default for TokenMap<V> {
     fn default() -> Self {
         TokenMap {
             slots: Box::default(),
@@ -71,7 +123,7 @@ impl<V> Default for TokenMap<V> {
     }
 }
 
-impl<V> TokenMap<V> {
+impl<V: Keyed> TokenMap<V> {
     /// A table with room for `n` keys before it grows.
     fn with_capacity(n: usize) -> TokenMap<V> {
         let slots = if n == 0 {
@@ -97,10 +149,10 @@ impl<V> TokenMap<V> {
                 return None;
             }
             if slot.tag == tag
-                && let Some((stored, value)) = self.entries.get(slot.entry as usize - 1)
-                && stored.as_bytes() == key.as_bytes()
+                && let Some(stored) = self.entries.get(slot.entry as usize - 1)
+                && V::key(stored) == key.as_bytes()
             {
-                return Some(value);
+                return Some(V::value(stored));
             }
             i = (i + 1) & mask;
         }
@@ -124,7 +176,7 @@ impl<V> TokenMap<V> {
                     tag: (hash >> 32) as u32,
                     entry,
                 };
-                self.entries.push((key.into(), value));
+                self.entries.push(V::entry(key, value));
                 return;
             }
             i = (i + 1) & mask;
@@ -136,8 +188,8 @@ impl<V> TokenMap<V> {
         let len = (2 * self.slots.len()).max(16);
         let mut slots = vec![Slot::default(); len].into_boxed_slice();
         let mask = len - 1;
-        for (n, (key, _)) in self.entries.iter().enumerate() {
-            let hash = hash_bytes(key.as_bytes());
+        for (n, entry) in self.entries.iter().enumerate() {
+            let hash = hash_bytes(V::key(entry));
             let mut i = hash as usize & mask;
             while let Some(slot) = slots.get_mut(i) {
                 if slot.entry == 0 {
@@ -153,22 +205,10 @@ impl<V> TokenMap<V> {
         }
         self.slots = slots;
     }
-
-    /// The stored value for `key`, storing `value` if there is none.
-    fn get_or_insert(&mut self, key: &str, value: V) -> V
-    where
-        V: Clone,
-    {
-        let hash = hash_bytes(key.as_bytes());
-        if let Some(stored) = self.get(hash, key) {
-            return stored.clone();
-        }
-        self.insert(hash, key, value.clone());
-        value
-    }
 }
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+type FxSet<V> = HashSet<V, BuildHasherDefault<FxHasher>>;
 
 /// FxHash (as in `rustc-hash`, ten lines written out rather than a
 /// dependency) for the set of decoded descriptions, whose keys are values
@@ -233,31 +273,70 @@ struct Tables {
 /// Consulted only on an interner's own misses (a lock per distinct token
 /// per interner), after the token was validated: results and errors are
 /// those of [`parse`](crate::parse). Cloning shares the same store.
+///
+/// The store holds the values alone, found by their own hash and equality
+/// (a pointer each), not by token: equal values are interchangeable (they
+/// display and compare alike), and a store by token kept a copy of every
+/// distinct token and a table entry for it beside each worker's own (a
+/// third of the interners' memory at the end of a load, which is the peak
+/// of a start).
 #[derive(Debug, Default, Clone)]
-pub struct SharedInterner(Arc<Mutex<Tables>>);
+pub struct SharedInterner(Arc<Mutex<SharedTables>>);
+
+/// The values of a [`SharedInterner`].
+#[derive(Debug, Default)]
+struct SharedTables {
+    coordinates: FxSet<ArtifactCoordinate>,
+    licenses: FxSet<LicenseExpression>,
+    requirements: FxSet<VersionRequirement>,
+    descriptions: FxSet<Description>,
+}
+
+/// The stored value equal to `value` in `set`, storing `value` if there is none.
+fn stored_or_inserted<V: Eq + std::hash::Hash + Clone>(set: &mut FxSet<V>, value: V) -> V {
+    match set.get(&value) {
+        Some(stored) => stored.clone(),
+        None => {
+            set.insert(value.clone());
+            value
+        }
+    }
+}
+
+/// A value type a [`SharedInterner`] stores, and where.
+trait Shared: Eq + std::hash::Hash + Clone {
+    fn set(tables: &mut SharedTables) -> &mut FxSet<Self>;
+}
+
+impl Shared for ArtifactCoordinate {
+    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
+        &mut tables.coordinates
+    }
+}
+
+impl Shared for LicenseExpression {
+    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
+        &mut tables.licenses
+    }
+}
+
+impl Shared for VersionRequirement {
+    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
+        &mut tables.requirements
+    }
+}
+
+impl Shared for Description {
+    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
+        &mut tables.descriptions
+    }
+}
 
 impl SharedInterner {
-    /// The stored value for `key` in `table`, storing `value` if there is none.
-    fn canonical<V: Clone>(
-        &self,
-        table: impl FnOnce(&mut Tables) -> &mut TokenMap<V>,
-        key: &str,
-        value: V,
-    ) -> V {
+    /// The stored value equal to `value`, storing `value` if there is none.
+    fn canonical<V: Shared>(&self, value: V) -> V {
         let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        table(&mut tables).get_or_insert(key, value)
-    }
-
-    /// The stored description equal to `description`, storing it if there is none.
-    fn canonical_description(&self, description: Description) -> Description {
-        let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        match tables.descriptions.get_key_value(&description) {
-            Some((stored, ())) => stored.clone(),
-            None => {
-                tables.descriptions.insert(description.clone(), ());
-                description
-            }
-        }
+        stored_or_inserted(V::set(&mut tables), value)
     }
 }
 
@@ -323,7 +402,7 @@ impl Interner {
         expected: &str,
     ) -> Result<(V, Token<'a>), JournalError>
     where
-        V: FromStr<Err = JournalError> + Clone,
+        V: FromStr<Err = JournalError> + Shared + Keyed,
     {
         let token = cursor.token(expected)?;
         let hash = hash_bytes(token.text.as_bytes());
@@ -335,7 +414,7 @@ impl Interner {
             .parse::<V>()
             .map_err(|e| cursor.line().relocate(e, token.start))?;
         if let Some(shared) = &self.shared {
-            value = shared.canonical(table, token.text, value);
+            value = shared.canonical(value);
         }
         table(&mut self.tables).insert(hash, token.text, value.clone());
         Ok((value, token))
@@ -372,7 +451,7 @@ impl Interner {
             return stored.clone();
         }
         let description = match &self.shared {
-            Some(shared) => shared.canonical_description(description),
+            Some(shared) => shared.canonical(description),
             None => description,
         };
         self.tables.descriptions.insert(description.clone(), ());
@@ -387,7 +466,7 @@ impl Interner {
         }
         let mut value = text.parse::<LicenseExpression>()?;
         if let Some(shared) = &self.shared {
-            value = shared.canonical(|t| &mut t.licenses, text, value);
+            value = shared.canonical(value);
         }
         self.tables.licenses.insert(hash, text, value.clone());
         Ok(value)

@@ -21,7 +21,8 @@
 //!   [`ErrorContext`] trait locates it, and [`shown`] shows a found token
 //!   the way every message of the Journal does;
 //! - the token readers a parser shares with the value types' `FromStr`:
-//!   [`quoted_prefix`] and [`content_size`].
+//!   [`quoted_prefix`] and [`content_size`]; and [`coordinate_bytes`], for
+//!   a table that finds coordinates by their token.
 //!
 //! ```
 //! use nenjim_journal_api::model::PolicyStatement;
@@ -69,6 +70,17 @@ mod share;
 pub use release::ReleaseBuilder;
 pub use revision::RevisionBuilder;
 pub use share::{sharing_releases_with, with_sequence};
+
+/// `items` in a new allocation of exactly their size: the list they were
+/// collected in is freed whole (and the next release's list takes its
+/// place), where shrinking it in place (`into_boxed_slice`) left a small
+/// hole after every list of a load that only smaller allocations could use.
+fn exact<T>(mut items: Vec<T>) -> Box<[T]> {
+    if items.len() == items.capacity() {
+        return items.into_boxed_slice();
+    }
+    items.drain(..).collect()
+}
 
 fn semantic(message: impl Into<String>) -> JournalError {
     JournalError::new(ErrorKind::Semantic, message)
@@ -231,6 +243,23 @@ pub fn quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> 
 #[inline]
 pub fn content_size(s: &str) -> Result<u64, JournalError> {
     ContentPointer::parse_size(s)
+}
+
+/// The text of `coordinate` as bytes (what
+/// [`ArtifactCoordinate::as_str`] returns), without `as_str`'s UTF-8 check
+/// of a short text: for a table that compares many tokens with stored
+/// coordinates (the parser's interner keeps no other copy of their text).
+///
+/// ```
+/// use nenjim_journal_api::model::build::coordinate_bytes;
+/// use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+/// let coordinate: ArtifactCoordinate = "left-pad".parse()?;
+/// assert_eq!(coordinate_bytes(&coordinate), b"left-pad");
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
+#[inline]
+pub fn coordinate_bytes(coordinate: &ArtifactCoordinate) -> &[u8] {
+    coordinate.as_bytes()
 }
 
 /// A key for `version` that grows by exactly one a second (seconds since

@@ -29,6 +29,11 @@ impl ArtifactCoordinate {
         self.0.as_str()
     }
 
+    /// The coordinate's text as bytes, without `as_str`'s UTF-8 check.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+
     /// Whether both share one stored copy of the text.
     pub(crate) fn shares_text_with(&self, other: &ArtifactCoordinate) -> bool {
         self.0.ptr_eq(&other.0)

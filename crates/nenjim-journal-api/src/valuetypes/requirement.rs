@@ -30,8 +30,8 @@ use crate::model::build::ErrorContext as _;
 pub struct VersionRequirement(Arc<Req>);
 
 /// A requirement's versions: both bounds as optional versions side by side
-/// (88 bytes behind the `Arc`, where an enum of two `Bound<ReleaseVersion>`
-/// took 96, so one allocation size class less). Canonical: an exact
+/// (72 bytes behind the `Arc`, less than an enum of two
+/// `Bound<ReleaseVersion>`, so one allocation size class less). Canonical: an exact
 /// requirement keeps its version in `lower` only, an unbounded side is
 /// `None` with its flag `false`, so the derived comparisons are those of
 /// the requirement.

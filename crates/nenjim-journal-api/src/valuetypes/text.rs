@@ -52,7 +52,7 @@ impl Text {
     }
 
     /// The text's bytes (valid UTF-8).
-    fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         match &*self.0 {
             // `len <= INLINE` (see `new`).
             Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],

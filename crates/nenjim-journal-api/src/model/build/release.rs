@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::semantic;
+use super::{exact, semantic};
 use crate::error::JournalError;
 use crate::model::lines::{Dependency, Exclusion, Preference, Target};
 use crate::model::release::{ArtifactRelease, ReleaseBody};
@@ -180,9 +180,9 @@ impl ReleaseBuilder {
     /// The finished release (with an empty policy context until it is part of a revision).
     pub fn build(self) -> ArtifactRelease {
         let mut body = self.body;
-        body.dependencies = self.dependencies.items.into_boxed_slice();
-        body.exclusions = self.exclusions.items.into_boxed_slice();
-        body.preferences = self.preferences.items.into_boxed_slice();
+        body.dependencies = exact(self.dependencies.items);
+        body.exclusions = exact(self.exclusions.items);
+        body.preferences = exact(self.preferences.items);
         ArtifactRelease {
             body: Arc::new(body),
             policy: None,

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::semantic;
+use super::{exact, semantic};
 use crate::error::{ErrorKind, JournalError};
 use crate::model::policy::{NO_POLICY, PolicyStatement, ReleasePolicy};
 use crate::model::release::ArtifactRelease;
@@ -244,7 +244,7 @@ impl RevisionBuilder {
             description: self.description,
             information: self.information,
             releases,
-            policy: self.policy.into_boxed_slice(),
+            policy: exact(self.policy),
             sequence: 0,
         }))
     }
