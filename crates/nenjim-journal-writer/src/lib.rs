@@ -19,8 +19,11 @@
 //!    `<root>/<coordinate>/<version>.journal` without replacing anything,
 //!    sync of the directory); a file already there with the same bytes
 //!    (placed by hand) is recorded as it is;
-//! 5. commits by creating the next ledger entry (`TipMoved` if it exists,
-//!    `LeaseLost` if a newer holder fenced it) and returns its sequence.
+//! 5. commits by creating the next ledger entry and returns its sequence:
+//!    `LeaseLost` if a newer holder fenced it (every later append is then
+//!    refused), `TipMoved` if another writer created it (the writer then
+//!    reads the ledger again, so the same append can be retried at the new
+//!    tip).
 //!
 //! A refusal at any step writes nothing that a Journal would load (a
 //! revision file without its ledger entry is never loaded), and a crash at
@@ -421,7 +424,7 @@ impl FsJournalWriter {
                     _ => Err(build::error(
                         ErrorKind::TipMoved,
                         format!(
-                            "found ledger entry {} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (open the writer again)",
+                            "found ledger entry {} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (this writer has read the ledger again: the append can be retried)",
                             entry.sequence()
                         ),
                     )
@@ -668,8 +671,27 @@ impl JournalWriter for FsJournalWriter {
             Record::Revision(pointer(&revision, text.len() as u64)),
         );
         if let Err(error) = self.create_entry(&entry) {
-            if matches!(error.kind(), ErrorKind::LeaseLost | ErrorKind::TipMoved) {
-                self.poisoned = Some(build::error(error.kind(), error.message()));
+            match error.kind() {
+                ErrorKind::LeaseLost => {
+                    self.poisoned = Some(build::error(error.kind(), error.message()));
+                }
+                // Another writer committed this sequence: read the ledger
+                // again, so the caller can retry against the new tip (the
+                // revision file written above is then found with its bytes
+                // and recorded). Only if that read fails is the writer
+                // left refusing every append.
+                ErrorKind::TipMoved => {
+                    if let Err(reload) = self.reload() {
+                        self.poisoned = Some(build::error(
+                            ErrorKind::TipMoved,
+                            format!(
+                                "{}; reading the ledger again failed ({reload}): open the writer again",
+                                error.message()
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
             }
             return Err(error);
         }

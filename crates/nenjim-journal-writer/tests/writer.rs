@@ -710,3 +710,57 @@ fn recording_a_root_writes_segments_of_the_span() {
         before
     );
 }
+
+/// Another writer commits the sequence this one was about to take (here:
+/// its revision file and ledger entry placed behind the lease's back). The
+/// append is refused with `TipMoved` and commits nothing; the writer reads
+/// the ledger again, so retrying the same append commits it at the new tip.
+#[test]
+fn after_tip_moved_the_same_append_commits_at_the_new_tip() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    assert_eq!(
+        writer
+            .append(&genesis("aaa", "20260101T000000Z"))
+            .unwrap()
+            .sequence(),
+        1
+    );
+
+    let other = genesis("bbb", "20260102T000000Z");
+    std::fs::create_dir(root.path().join("bbb")).unwrap();
+    std::fs::write(root.path().join("bbb/20260102T000000Z.journal"), &other).unwrap();
+    std::os::unix::fs::symlink(
+        format!(
+            "2 REVISION bbb 20260102T000000Z {} {}",
+            other.len(),
+            RevisionDigest::of_text(&other)
+        ),
+        root.path().join(".ledger/log/00000000000000000002"),
+    )
+    .unwrap();
+
+    let text = genesis("ccc", "20260103T000000Z");
+    let error = writer.append(&text).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TipMoved, "{error}");
+    assert!(error.message().contains("can be retried"), "{error}");
+    // Nothing of ccc was committed: a load sees aaa and bbb.
+    let loaded = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    assert_eq!(loaded.len(), 2, "{loaded:?}");
+    // The writer follows the ledger now: bbb is its state, and the retry
+    // of the same text commits at sequence 3.
+    assert!(writer.state().latest(&c("bbb")).is_some());
+    assert_eq!(writer.append(&text).unwrap().sequence(), 3);
+    writer.close().unwrap();
+
+    let loaded = sequences(&load(root.path(), LoadOptions::new()).unwrap());
+    let expected: BTreeMap<(String, String), u64> = [
+        ("aaa", "20260101T000000Z", 1),
+        ("bbb", "20260102T000000Z", 2),
+        ("ccc", "20260103T000000Z", 3),
+    ]
+    .into_iter()
+    .map(|(a, v, s)| ((a.to_owned(), v.to_owned()), s))
+    .collect();
+    assert_eq!(loaded, expected);
+}
