@@ -174,6 +174,14 @@ pub fn run(
         "p1_ingest/sha256_floor",
         Target::None,
     ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "split into lines and tokens, each token looked up in a table (no value built, no rule checked) vs SHA-256 alone",
+        "p1_ingest/split_and_look_up",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
     if let Some(p1) = result(t, "p1_ingest") {
         // Linear time: the parse of the large revision against the parse of
         // one with a tenth of its releases, in the same run, against the
