@@ -2,8 +2,6 @@
 //! between the revisions parsed with one [`Interner`] and, through a
 //! [`SharedInterner`], between the interners of one load.
 
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -207,34 +205,12 @@ impl<V: Keyed> TokenMap<V> {
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-type FxSet<V> = HashSet<V, BuildHasherDefault<FxHasher>>;
-
-/// FxHash (as in `rustc-hash`, ten lines written out rather than a
-/// dependency) for the set of decoded descriptions, whose keys are values
-/// rather than token bytes.
-#[derive(Debug, Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        self.add(hash_bytes(bytes));
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+// The maps and sets whose keys are values (not token bytes, which go
+// through `hash_bytes` and a `TokenMap`): rustc-hash's Fx, as the chain's
+// artifact index uses; HashDoS resistance does not matter for tables
+// bounded by the distinct values of one load.
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
+type FxSet<V> = rustc_hash::FxHashSet<V>;
 
 /// Values already validated, by their exact token, shared between the
 /// revisions parsed with it ([`parse_with`](crate::parse_with)): the same
