@@ -270,6 +270,20 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// `[--at T | --as-of T]`: which revision of an artifact a command reads
+/// (`show`, `versions`); the latest without either.
+#[derive(Debug, Args)]
+pub struct RevisionArgs {
+    /// The revision with exactly this JOURNAL_VERSION (default: the latest;
+    /// `now`, a date or a timestamp are accepted).
+    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of", value_parser = parse_instant)]
+    pub at: Option<JournalVersion>,
+    /// The newest revision at or before this instant: `now`, a date
+    /// (`2026-12-01`) or a timestamp (default: the latest).
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_instant)]
+    pub as_of: Option<JournalVersion>,
+}
+
 /// `versions <root> <coordinate> [--at T | --as-of T] [--examples] [--json]`
 #[derive(Debug, Args)]
 pub struct VersionsArgs {
@@ -278,12 +292,8 @@ pub struct VersionsArgs {
     /// The artifact whose releases are listed.
     #[arg(value_parser = parse_coordinate)]
     pub coordinate: ArtifactCoordinate,
-    /// The revision with exactly this JOURNAL_VERSION (`now`, a date or a timestamp).
-    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of", value_parser = parse_instant)]
-    pub at: Option<JournalVersion>,
-    /// The newest revision at or before this instant (`now`, `2026-12-01` or a timestamp).
-    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_instant)]
-    pub as_of: Option<JournalVersion>,
+    #[command(flatten)]
+    pub revision: RevisionArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -464,14 +474,8 @@ pub struct ShowArgs {
     /// The artifact to show.
     #[arg(value_parser = parse_coordinate)]
     pub coordinate: ArtifactCoordinate,
-    /// The revision with exactly this JOURNAL_VERSION (default: the latest;
-    /// `now`, a date or a timestamp are accepted).
-    #[arg(long, value_name = "TIMESTAMP", conflicts_with = "as_of", value_parser = parse_instant)]
-    pub at: Option<JournalVersion>,
-    /// The newest revision at or before this instant: `now`, a date
-    /// (`2026-12-01`) or a timestamp (default: the latest).
-    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_instant)]
-    pub as_of: Option<JournalVersion>,
+    #[command(flatten)]
+    pub revision: RevisionArgs,
     /// Show only this release, with its policy context in the revision.
     #[arg(long, value_name = "VERSION")]
     pub release: Option<ReleaseVersion>,

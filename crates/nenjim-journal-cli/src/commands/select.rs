@@ -4,9 +4,9 @@
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
-use crate::args::parse_instant;
+use crate::args::{RevisionArgs, parse_instant};
 use crate::failure::CliError;
 
 /// The revision `--at` (exactly) or `--as-of` (newest at or before) names,
@@ -15,23 +15,43 @@ pub fn by_options(
     service: &dyn JournalService,
     coordinate: &ArtifactCoordinate,
     revisions: &[JournalRevision],
-    at: Option<JournalVersion>,
-    as_of: Option<JournalVersion>,
+    options: &RevisionArgs,
 ) -> Result<JournalRevision, CliError> {
+    let RevisionArgs { at, as_of } = *options;
     if let Some(at) = at {
-        return service
-            .revision(coordinate, at)?
-            .ok_or_else(|| unknown(coordinate, &at.to_string(), revisions));
+        return service.revision(coordinate, at)?.ok_or_else(|| {
+            CliError::refused(
+                "UnknownRevision",
+                format!(
+                    "found no revision {at} of {coordinate}; expected one of: {}",
+                    versions(revisions).join(", ")
+                ),
+            )
+        });
     }
     if let Some(as_of) = as_of {
-        return service
-            .revision_as_of(coordinate, as_of)?
-            .ok_or_else(|| unknown(coordinate, &as_of.to_string(), revisions));
+        return service.revision_as_of(coordinate, as_of)?.ok_or_else(|| {
+            CliError::refused(
+                "UnknownRevision",
+                format!(
+                    "found no revision of {coordinate} at or before {as_of}; expected an instant at or after its genesis {}",
+                    versions(revisions).first().map_or("", String::as_str)
+                ),
+            )
+        });
     }
     revisions
         .last()
         .cloned()
         .ok_or_else(|| unknown(coordinate, "latest", revisions))
+}
+
+/// The Journal versions of `revisions`, as text.
+fn versions(revisions: &[JournalRevision]) -> Vec<String> {
+    revisions
+        .iter()
+        .map(|r| r.journal_version().to_string())
+        .collect()
 }
 
 /// The revision `name` names: `latest`, `genesis`, an exact JOURNAL_VERSION,
@@ -62,10 +82,7 @@ pub fn by_name(
 }
 
 fn unknown(coordinate: &ArtifactCoordinate, name: &str, revisions: &[JournalRevision]) -> CliError {
-    let known: Vec<String> = revisions
-        .iter()
-        .map(|r| r.journal_version().to_string())
-        .collect();
+    let known = versions(revisions);
     CliError::refused(
         "UnknownRevision",
         format!(

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use serde::Serialize;
 
-use super::revisions_of;
+use super::{revisions_of, select};
 use crate::args::ShowArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
@@ -41,44 +41,7 @@ pub fn run(args: &ShowArgs, ui: &Ui) -> Result<Status, CliError> {
     let service = &*loaded.service;
     let coordinate = &args.coordinate;
     let revisions = revisions_of(service, &args.root.root, coordinate)?;
-    let known = || {
-        revisions
-            .iter()
-            .map(|r| r.journal_version().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let revision = if let Some(at) = args.at {
-        service.revision(coordinate, at)?.ok_or_else(|| {
-            CliError::refused(
-                "UnknownRevision",
-                format!(
-                    "found no revision {at} of {coordinate}; expected one of: {}",
-                    known()
-                ),
-            )
-        })?
-    } else if let Some(as_of) = args.as_of {
-        service.revision_as_of(coordinate, as_of)?.ok_or_else(|| {
-            CliError::refused(
-                "UnknownRevision",
-                format!(
-                    "found no revision of {coordinate} at or before {as_of}; expected an instant at or after its genesis {}",
-                    revisions
-                        .first()
-                        .map(|r| r.journal_version().to_string())
-                        .unwrap_or_default()
-                ),
-            )
-        })?
-    } else {
-        service.latest(coordinate)?.ok_or_else(|| {
-            CliError::refused(
-                "UnknownArtifact",
-                format!("found no latest revision of {coordinate}"),
-            )
-        })?
-    };
+    let revision = select::by_options(service, coordinate, &revisions, &args.revision)?;
     let root = path_text(&args.root.root);
     match &args.release {
         None => {

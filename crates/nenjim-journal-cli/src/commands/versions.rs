@@ -39,7 +39,7 @@ pub fn run(args: &VersionsArgs, ui: &Ui) -> Result<Status, CliError> {
     let loaded = load(&args.root, ui)?;
     let service = &*loaded.service;
     let revisions = revisions_of(service, &args.root.root, &args.coordinate)?;
-    let revision = select::by_options(service, &args.coordinate, &revisions, args.at, args.as_of)?;
+    let revision = select::by_options(service, &args.coordinate, &revisions, &args.revision)?;
     let versions: Vec<VersionJson> = revision
         .releases()
         .iter()
