@@ -6,37 +6,9 @@ use nenjim_journal_api::JournalService;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::{EventChange, JournalEvent, ReplayRequest};
 use nenjim_journal_ref::JournalAssembly;
-use nenjim_journal_testkit::texts::{Root, genesis, revision, ts};
+use nenjim_journal_testkit::texts::{Root, revision, ts};
 
-/// serde: g (1.0.0), s1 (+1.1.0, RECOMMEND 1.1.0), s2 (+2.0.0, YANK 1.0.0,
-/// RECOMMEND 1.1.0 withdrawn, RECOMMEND 2.0.0); left-pad: a genesis.
-fn fill(root: &Root) {
-    let g = genesis("serde", &ts(10), &["1.0.0"]);
-    let s1 = revision(
-        "serde",
-        &ts(20),
-        Some(&g),
-        &["1.0.0", "1.1.0"],
-        &["RECOMMEND 1.1.0"],
-    );
-    let s2 = revision(
-        "serde",
-        &ts(30),
-        Some(&s1),
-        &["1.0.0", "1.1.0", "2.0.0"],
-        &["YANK 1.0.0 \"broken\"", "RECOMMEND 2.0.0"],
-    );
-    root.put("serde", &ts(10), &g);
-    root.put("serde", &ts(20), &s1);
-    root.put("serde", &ts(30), &s2);
-    root.put("left-pad", &ts(5), &genesis("left-pad", &ts(5), &["0.1.0"]));
-}
-
-fn started(root: &Root) -> JournalAssembly {
-    let assembly = JournalAssembly::new(root.path());
-    assembly.process().start().unwrap();
-    assembly
-}
+use crate::scenarios::{started, three_revisions};
 
 /// `(sequence, coordinate, short change)` of an event.
 fn short(event: &JournalEvent) -> (u64, String, String) {
@@ -63,7 +35,7 @@ fn events_after(service: &dyn JournalService, after: u64) -> Vec<JournalEvent> {
 #[test]
 fn events_follow_the_replayed_revisions() {
     let root = Root::new();
-    fill(&root);
+    three_revisions(&root);
     let assembly = started(&root);
     let service = assembly.service();
     let got: Vec<_> = events_after(&*service, 0).iter().map(short).collect();
@@ -103,7 +75,7 @@ fn events_follow_the_replayed_revisions() {
 #[test]
 fn follow_and_lifecycle_are_refused_like_replay() {
     let root = Root::new();
-    fill(&root);
+    three_revisions(&root);
     let assembly = JournalAssembly::new(root.path());
     let service = assembly.service();
     let kind = |service: &dyn JournalService, request: ReplayRequest| {
@@ -136,7 +108,7 @@ fn follow_and_lifecycle_are_refused_like_replay() {
 #[test]
 fn resume_within_a_process_and_across_two_starts() {
     let root = Root::new();
-    fill(&root);
+    three_revisions(&root);
     let first = started(&root);
     let all = events_after(&*first.service(), 0);
     // A consumer stores the last sequence it processed completely and
@@ -166,28 +138,16 @@ fn resume_within_a_process_and_across_two_starts() {
 #[test]
 fn a_refresh_is_seen_by_later_cursors_only() {
     let root = Root::new();
-    fill(&root);
+    let texts = three_revisions(&root);
     let assembly = started(&root);
     let service = assembly.service();
     let before = service.replay_events(&ReplayRequest::after(4)).unwrap();
-    let s2 = revision(
-        "serde",
-        &ts(30),
-        Some(&revision(
-            "serde",
-            &ts(20),
-            Some(&genesis("serde", &ts(10), &["1.0.0"])),
-            &["1.0.0", "1.1.0"],
-            &["RECOMMEND 1.1.0"],
-        )),
-        &["1.0.0", "1.1.0", "2.0.0"],
-        &["YANK 1.0.0 \"broken\"", "RECOMMEND 2.0.0"],
-    );
+    let s2 = &texts[2];
     // A successor that changes nothing, then one that publishes 2.1.0.
     let s3 = revision(
         "serde",
         &ts(40),
-        Some(&s2),
+        Some(s2),
         &["1.0.0", "1.1.0", "2.0.0"],
         &["YANK 1.0.0 \"broken\"", "RECOMMEND 2.0.0"],
     );

@@ -30,7 +30,7 @@ fn release(text: &str) -> ReleaseVersion {
 }
 
 /// An assembly over `root`, started successfully.
-fn started(root: &Root) -> JournalAssembly {
+pub(crate) fn started(root: &Root) -> JournalAssembly {
     let assembly = JournalAssembly::new(root.path());
     assembly.process().start().unwrap();
     assembly
@@ -85,8 +85,11 @@ fn assert_all_queries_fail(service: &dyn JournalService, expected: ErrorKind) {
     );
 }
 
-/// A chain g -> s1 -> s2 of `serde` at ts(10), ts(20), ts(30), plus a `left-pad` genesis.
-fn three_revisions(root: &Root) -> Vec<String> {
+/// A chain g -> s1 -> s2 of `serde` at ts(10), ts(20), ts(30), plus a
+/// `left-pad` genesis: s1 recommends 1.1.0, s2 adds 2.0.0, yanks 1.0.0,
+/// withdraws RECOMMEND 1.1.0 and recommends 2.0.0 (also the event feed's
+/// fixture).
+pub(crate) fn three_revisions(root: &Root) -> Vec<String> {
     let g = genesis("serde", &ts(10), &["1.0.0"]);
     let s1 = revision(
         "serde",
