@@ -54,6 +54,30 @@ pub fn successor(previous: &str, coordinate: &str, version: &str, releases: &[&s
     revision(coordinate, version, Some(previous), releases, &[])
 }
 
+/// A genesis of `artifact` at `at` with no release and no policy: the
+/// header alone, described by its coordinate (the writer's and the object
+/// store's tests).
+pub fn bare_genesis(artifact: &str, at: &str) -> String {
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR GENESIS\nDESCRIPTION \"{artifact}\"\n"
+    )
+}
+
+/// The successor of `previous` at `at` that restates all of it, with
+/// `body` appended (its JOURNAL_VERSION and PREDECESSOR lines rewritten).
+pub fn restated(previous: &str, at: &str, body: &str) -> String {
+    let digest = RevisionDigest::of_text(previous);
+    let mut lines: Vec<String> = previous.lines().map(str::to_owned).collect();
+    for line in &mut lines {
+        if line.starts_with("JOURNAL_VERSION ") {
+            *line = format!("JOURNAL_VERSION {at}");
+        } else if line.starts_with("PREDECESSOR ") {
+            *line = format!("PREDECESSOR {digest}");
+        }
+    }
+    format!("{}\n{body}", lines.join("\n"))
+}
+
 /// A temporary Journal root.
 #[derive(Debug)]
 pub struct Root {

@@ -16,32 +16,12 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, RevisionDigest};
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, load};
 use nenjim_journal_ref::JournalAssembly;
-use nenjim_journal_testkit::texts::files;
+use nenjim_journal_testkit::texts::{bare_genesis as genesis, files, restated as successor};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use rstest::rstest;
 
 const CONTENT: &str =
     "sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213";
-
-fn genesis(artifact: &str, at: &str) -> String {
-    format!(
-        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR GENESIS\nDESCRIPTION \"{artifact}\"\n"
-    )
-}
-
-/// The successor of `previous` at `at`, with `body` appended.
-fn successor(previous: &str, at: &str, body: &str) -> String {
-    let digest = RevisionDigest::of_text(previous);
-    let mut lines: Vec<String> = previous.lines().map(str::to_owned).collect();
-    for line in &mut lines {
-        if line.starts_with("JOURNAL_VERSION ") {
-            *line = format!("JOURNAL_VERSION {at}");
-        } else if line.starts_with("PREDECESSOR ") {
-            *line = format!("PREDECESSOR {digest}");
-        }
-    }
-    format!("{}\n{body}", lines.join("\n"))
-}
 
 fn release(version: &str, content: &str) -> String {
     format!("RELEASE {version}\n  LICENSE MIT\n  CONTENT {content}\n")

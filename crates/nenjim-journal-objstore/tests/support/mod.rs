@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_objstore::ObjectFs;
 use object_store::path::Path as Key;
@@ -19,26 +18,6 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMode, PutMultipartOptions, PutOptions, PutPayload, PutResult,
 };
-
-pub fn genesis(artifact: &str, at: &str) -> String {
-    format!(
-        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR GENESIS\nDESCRIPTION \"{artifact}\"\n"
-    )
-}
-
-/// The successor of `previous` at `at`, with `body` appended.
-pub fn successor(previous: &str, at: &str, body: &str) -> String {
-    let digest = RevisionDigest::of_text(previous);
-    let mut lines: Vec<String> = previous.lines().map(str::to_owned).collect();
-    for line in &mut lines {
-        if line.starts_with("JOURNAL_VERSION ") {
-            *line = format!("JOURNAL_VERSION {at}");
-        } else if line.starts_with("PREDECESSOR ") {
-            *line = format!("PREDECESSOR {digest}");
-        }
-    }
-    format!("{}\n{body}", lines.join("\n"))
-}
 
 /// A few artifacts, some with successors, in a fixed order.
 pub fn texts() -> Vec<String> {
@@ -68,7 +47,7 @@ pub fn worldview(state: &ChainState) -> Vec<(u64, String, String, String)> {
     out
 }
 
-pub use nenjim_journal_testkit::texts::files;
+pub use nenjim_journal_testkit::texts::{bare_genesis as genesis, files, restated as successor};
 
 /// Copies the local `root` into `store` under the key prefix `prefix`.
 pub fn copy_into(root: &Path, store: &dyn ObjectStore, prefix: &str) {
