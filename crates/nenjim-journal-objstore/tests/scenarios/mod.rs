@@ -13,7 +13,7 @@ use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-use crate::support::{self, Fault, Faulty, genesis, texts, worldview};
+use crate::support::{self, Fault, Faulty, genesis, row, texts, worldview};
 
 /// Makes a new, empty store (a new bucket) named after the case.
 pub type NewStore<'a> = &'a dyn Fn(&str) -> Arc<ObjectFs>;
@@ -217,12 +217,7 @@ fn served(service: &dyn nenjim_journal_api::JournalService) -> Vec<(u64, String,
         .unwrap();
     let mut out = Vec::new();
     while let Some(r) = cursor.next().unwrap() {
-        out.push((
-            r.sequence(),
-            r.coordinate().to_string(),
-            r.journal_version().to_string(),
-            r.digest().to_string(),
-        ));
+        out.push(row(&r));
     }
     out
 }

@@ -37,14 +37,19 @@ pub fn worldview(state: &ChainState) -> Vec<(u64, String, String, String)> {
     let mut cursor = state.replay(0);
     let mut out = Vec::new();
     while let Some(r) = cursor.next().unwrap() {
-        out.push((
-            r.sequence(),
-            r.coordinate().to_string(),
-            r.journal_version().to_string(),
-            r.digest().to_string(),
-        ));
+        out.push(row(&r));
     }
     out
+}
+
+/// One row of a worldview: (sequence, coordinate, version, digest).
+pub fn row(r: &nenjim_journal_api::model::JournalRevision) -> (u64, String, String, String) {
+    (
+        r.sequence(),
+        r.coordinate().to_string(),
+        r.journal_version().to_string(),
+        r.digest().to_string(),
+    )
 }
 
 pub use nenjim_journal_testkit::texts::{bare_genesis as genesis, files, restated as successor};
