@@ -33,6 +33,15 @@ pub struct Line {
     pub description: Option<String>,
 }
 
+impl Line {
+    /// The line's description as a value.
+    fn description_value(&self) -> Option<Description> {
+        self.description
+            .as_deref()
+            .map(|d| Description::new(d).unwrap())
+    }
+}
+
 pub fn line(artifact: &str, requirement: Option<&str>, description: Option<&str>) -> Line {
     Line {
         artifact: artifact.to_owned(),
@@ -233,9 +242,7 @@ impl Doc {
                 rb.push_dependency(build::dependency(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().unwrap().parse().unwrap(),
-                    l.description
-                        .as_deref()
-                        .map(|d| Description::new(d).unwrap()),
+                    l.description_value(),
                 ))
                 .unwrap();
             }
@@ -243,9 +250,7 @@ impl Doc {
                 rb.push_exclusion(build::exclusion(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().map(|q| q.parse().unwrap()),
-                    l.description
-                        .as_deref()
-                        .map(|d| Description::new(d).unwrap()),
+                    l.description_value(),
                 ))
                 .unwrap();
             }
@@ -253,9 +258,7 @@ impl Doc {
                 rb.push_preference(build::preference(
                     coordinate(&l.artifact),
                     l.requirement.as_deref().unwrap().parse().unwrap(),
-                    l.description
-                        .as_deref()
-                        .map(|d| Description::new(d).unwrap()),
+                    l.description_value(),
                 ))
                 .unwrap();
             }
