@@ -7,12 +7,7 @@ use std::process::{Command, ExitCode};
 use nenjim_journal_benches::setup;
 
 fn main() -> ExitCode {
-    // `cargo bench -- <filter>` passes arguments; run unless filtered out.
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    if !args.is_empty() && !args.iter().any(|f| "p4_memory".contains(f.as_str())) {
+    if !setup::selected("p4_memory") {
         return ExitCode::SUCCESS;
     }
     let files = setup::files();

@@ -107,12 +107,7 @@ fn root_of(files: usize) -> PathBuf {
 }
 
 fn main() -> ExitCode {
-    // `cargo bench -- <filter>` passes arguments; run unless filtered out.
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    if !args.is_empty() && !args.iter().any(|f| "p7_million".contains(f.as_str())) {
+    if !setup::selected("p7_million") {
         return ExitCode::SUCCESS;
     }
     let full = setup::million();

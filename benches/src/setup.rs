@@ -29,6 +29,18 @@ pub const REVISIONS: usize = 5;
 /// Releases added per revision in the large root.
 pub const RELEASES_PER_REVISION: usize = 2;
 
+/// Whether a bench without criterion's harness named `name` runs:
+/// `cargo bench -- <filter>` passes the filters (and criterion's own
+/// `--` flags, ignored); it runs when there is no filter or one that is
+/// part of its name.
+pub fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
 /// An unsigned size from the environment, or `default`.
 pub fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
