@@ -10,14 +10,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
 pub use crate::commands::publish_args::{
-    AppendArgs, CreateArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
+    AppendArgs, CreateArgs, InitArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
 };
 
 /// Check, inspect, author and verify Nenjim Journal roots.
 ///
 /// Exit codes: 0 everything is valid; 1 the journal, a file or the content
 /// is invalid (or a coordinate, revision or release is unknown); 2 a usage
-/// or I/O problem (bad arguments, missing or unreadable root, file or store).
+/// or I/O problem (bad arguments, missing or unreadable root, file or
+/// store); 75 a write refused for now, nothing written (another writer
+/// holds the lease or committed first: retry later, or pass --wait); 130 a
+/// writing command stopped by SIGINT or SIGTERM (re-run to resume).
 #[derive(Debug, Parser)]
 #[command(name = "nenjim-journal", version, propagate_version = true)]
 pub struct Cli {
@@ -133,13 +136,23 @@ pub enum Command {
     ///
     /// `nenjim-journal man > nenjim-journal.1 && man ./nenjim-journal.1`.
     Man(ManArgs),
+    /// Create a Journal root (and its ledger), recording its content store.
+    ///
+    /// Creates the root (a directory or a bucket prefix) and its ledger;
+    /// `--store` records the content store in `<root>/.ledger/store`, which
+    /// `release`, `append` and `verify-content` then use unless given
+    /// `--store`. A store that does not exist is refused unless `--create`.
+    /// Running it again on an existing root records the store given.
+    Init(InitArgs),
     /// Append hand-written revision files to a root through its writer, in the given order.
     ///
     /// Each file is validated exactly as ingestion does, written durably
     /// and recorded in the root's ledger (created on the first write);
     /// prints each one's sequence, digest and path. A file already recorded
     /// is a success that writes nothing. Stops at the first refusal (exit 1;
-    /// the files before it stay appended).
+    /// the files before it stay appended). SIGINT or SIGTERM stops it
+    /// between two files: it prints "N of M appended; re-run to resume",
+    /// gives the lease back and exits 130.
     Append(AppendArgs),
     /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
     ///
@@ -182,6 +195,7 @@ impl Command {
             Command::Diff(_) => "diff",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
+            Command::Init(_) => "init",
             Command::Append(_) => "append",
             Command::PutBlob(_) => "put-blob",
             Command::Create(_) => "create",
@@ -208,6 +222,7 @@ impl Command {
             Command::Diff(a) => a.json,
             Command::Completions(a) => a.json,
             Command::Man(a) => a.json,
+            Command::Init(a) => a.json,
             Command::Append(a) => a.json,
             Command::PutBlob(a) => a.json,
             Command::Create(a) => a.json,
@@ -484,14 +499,15 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// `verify-content <root> --store <dir> [--examples] [--all-revisions] [--json]`
+/// `verify-content <root> [--store <dir>] [--examples] [--all-revisions] [--json]`
 #[derive(Debug, Args)]
 pub struct VerifyContentArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// The content store: blobs live at `<store>/blobs/sha256/<hex>`.
-    #[arg(long, value_name = "DIR")]
-    pub store: PathBuf,
+    /// The content store: blobs live at `<store>/blobs/sha256/<hex>` (by
+    /// default the one the root records, `init --store`).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<PathBuf>,
     /// Check the releases of every revision, not only of each latest one.
     #[arg(long)]
     pub all_revisions: bool,
