@@ -92,7 +92,10 @@ pub enum Command {
     /// after the last sequence a consumer processed; `--coordinate` and
     /// `--kind` select events (each may be repeated). `--json` prints one JSON
     /// object per line; `--format atom` writes an Atom feed of the newest
-    /// events (50 unless `--limit`). Exit code 1 for an unknown coordinate.
+    /// events (50 unless `--limit`). `--follow` then prints each new event
+    /// as it is appended, until SIGINT or SIGTERM (exit code 0): on a
+    /// directory or a bucket it polls, refreshing the root every
+    /// `--interval` seconds (default 2). Exit code 1 for an unknown coordinate.
     Events(EventsArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
     ///
@@ -419,7 +422,7 @@ pub struct HistoryArgs {
 }
 
 /// `events <root> [--after N] [--coordinate C]... [--kind K]... [--limit N]
-/// [--json | --format F] [--examples]`
+/// [--json | --format F] [--follow [--interval S]] [--examples]`
 #[derive(Debug, Args)]
 pub struct EventsArgs {
     #[command(flatten)]
@@ -444,6 +447,24 @@ pub struct EventsArgs {
     /// The output: `text` lines, `json` lines, or an `atom` feed.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<EventFormat>,
+    /// After the events there are, print each new one as it is appended,
+    /// until SIGINT or SIGTERM (exit code 0). On a directory or a bucket
+    /// this polls: an explicit refresh of the root every `--interval`.
+    #[arg(long)]
+    pub follow: bool,
+    /// With `--follow`: seconds between two refreshes of the root (polling; default 2).
+    #[arg(long, value_name = "SECONDS", requires = "follow", value_parser = interval)]
+    pub interval: Option<std::time::Duration>,
+}
+
+/// `--interval`: a positive number of seconds (fractions allowed).
+fn interval(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("found `{text}`, expected a positive number of seconds (`2`, `0.5`)"))
 }
 
 impl EventsArgs {

@@ -50,6 +50,11 @@ struct InitDocument {
 }
 
 pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
+    // A store that does not exist is refused before anything is created.
+    let store_check = match &args.store {
+        Some(store) => Some((record_text(store)?, require_store(store, args.create)?)),
+        None => None,
+    };
     let root_address = locate(&args.root)?;
     let (fs, root) = store_of(&root_address);
     let created_root = match fs.metadata(root) {
@@ -73,11 +78,8 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         }
         Err(e) => return Err(CliError::io(&args.root, "cannot read the root", e)),
     };
-    let (store, created_store) = match &args.store {
-        Some(store) => {
-            let created = require_store(store, args.create)?;
-            (Some(record_text(store)?), created)
-        }
+    let (store, created_store) = match store_check {
+        Some((text, created)) => (Some(text), created),
         None => (recorded_store(&args.root)?.map(|p| path_text(&p)), false),
     };
     // The writer creates the ledger; the record is written under its lease.
