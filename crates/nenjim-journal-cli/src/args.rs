@@ -464,7 +464,9 @@ fn interval(text: &str) -> Result<std::time::Duration, String> {
         .ok()
         .filter(|s| *s > 0.0)
         .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
-        .ok_or_else(|| format!("found `{text}`, expected a positive number of seconds (`2`, `0.5`)"))
+        .ok_or_else(|| {
+            format!("found `{text}`, expected a positive number of seconds (`2`, `0.5`)")
+        })
 }
 
 impl EventsArgs {

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use nenjim_journal_fs::{RealFileSystem, Store, ledger};
 use serde::Serialize;
 
-use super::publish::with_writer;
+use super::publish::with_writer_at;
 use crate::address::{Address, locate};
 use crate::args::InitArgs;
 use crate::failure::{CliError, Status};
@@ -83,12 +83,20 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         None => (recorded_store(&args.root)?.map(|p| path_text(&p)), false),
     };
     // The writer creates the ledger; the record is written under its lease.
-    with_writer(&args.root, None, args.writing.wait, 0, ui, |_writer| {
-        if let (Some(text), Some(_)) = (&store, &args.store) {
-            write_record(&*fs, root, text)?;
-        }
-        Ok(())
-    })?;
+    with_writer_at(
+        &args.root,
+        root_address.clone(),
+        None,
+        args.writing.wait,
+        0,
+        ui,
+        |_writer| {
+            if let (Some(text), Some(_)) = (&store, &args.store) {
+                write_record(&*fs, root, text)?;
+            }
+            Ok(())
+        },
+    )?;
     let document = InitDocument {
         command: "init",
         ok: true,

@@ -53,13 +53,27 @@ pub fn with_writer<T>(
     ui: &Ui,
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
+    let address = crate::address::locate(root)?;
+    with_writer_at(root, address, store, wait, total, ui, work)
+}
+
+/// [`with_writer`] for the root `root` (as typed) at `address`, already
+/// located (a `memory://` store is new at each location).
+pub fn with_writer_at<T>(
+    root: &Path,
+    address: Address,
+    store: Option<&Path>,
+    wait: Option<Duration>,
+    total: usize,
+    ui: &Ui,
+    work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     crate::interrupt::catch();
     let options = match store.map(crate::address::locate).transpose()? {
         Some(Address::Local(store)) => WriterOptions::new().content_store(store),
         Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
         None => WriterOptions::new(),
     };
-    let address = crate::address::locate(root)?;
     let in_bucket = matches!(address, Address::Object { .. });
     require_root(root, &address)?;
     let deadline = wait.map(|w| Instant::now() + w);
