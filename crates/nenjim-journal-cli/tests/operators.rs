@@ -12,8 +12,11 @@
 
 use std::fs;
 use std::io::{BufRead as _, BufReader, Read, Write as _};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -634,11 +637,15 @@ fn init_of_a_root_in_a_bucket_and_writes_into_a_missing_one() {
 // ---------------------------------------------------------------- S3
 
 fn s3(moto: &Moto, dir: &Path, args: &[&str]) -> Command {
+    s3_at(&moto.endpoint(), dir, args)
+}
+
+fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"));
     command
         .args(args)
         .current_dir(dir)
-        .env("AWS_ENDPOINT_URL", moto.endpoint())
+        .env("AWS_ENDPOINT_URL", endpoint)
         .env("AWS_ALLOW_HTTP", "true")
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")
@@ -832,4 +839,157 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     );
     let atom = run(&[&"events", &root, &"--follow", &"--format", &"atom"]);
     assert_code(&atom, 2);
+}
+
+// ---------------------------------------------------------------- a write that timed out
+
+/// An HTTP proxy in front of the S3 server that, once armed, never answers
+/// a PUT of a ledger entry (and never forwards it): the writer's request
+/// times out, as on a network that lost it.
+struct Proxy {
+    endpoint: String,
+    armed: Arc<AtomicBool>,
+    held: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    fn start(upstream: &str) -> Proxy {
+        let listener =
+            TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind a proxy: {e}"));
+        let port = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("proxy address: {e}"))
+            .port();
+        let upstream = upstream.trim_start_matches("http://").to_owned();
+        let armed = Arc::new(AtomicBool::new(false));
+        let held = Arc::new(AtomicUsize::new(0));
+        let (a, h) = (Arc::clone(&armed), Arc::clone(&held));
+        thread::spawn(move || {
+            for client in listener.incoming().map_while(Result::ok) {
+                let (upstream, a, h) = (upstream.clone(), Arc::clone(&a), Arc::clone(&h));
+                thread::spawn(move || {
+                    let _ = serve(client, &upstream, &a, &h);
+                });
+            }
+        });
+        Proxy {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            armed,
+            held,
+        }
+    }
+}
+
+/// Serves the requests of one client connection, each over a connection of
+/// its own to `upstream` (`Connection: close`, so a response ends at EOF).
+fn serve(
+    client: TcpStream,
+    upstream: &str,
+    armed: &AtomicBool,
+    held: &AtomicUsize,
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(client.try_clone()?);
+    let mut client = client;
+    loop {
+        let mut head: Vec<String> = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            if line == "\r\n" {
+                break;
+            }
+            head.push(line);
+        }
+        let request = head.first().cloned().unwrap_or_default();
+        let mut words = request.split(' ');
+        let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let length: usize = head
+            .iter()
+            .find_map(|h| {
+                let (name, value) = h.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .unwrap_or(0);
+        let mut body = vec![0u8; length];
+        reader.read_exact(&mut body)?;
+        if armed.load(Ordering::SeqCst) && method == "PUT" && target.contains("/.ledger/log/") {
+            held.fetch_add(1, Ordering::SeqCst);
+            // Never answered: hold the connection until the client drops it.
+            let mut sink = [0u8; 1024];
+            while reader.read(&mut sink)? > 0 {}
+            return Ok(());
+        }
+        let mut up = TcpStream::connect(upstream)?;
+        let mut forwarded = String::new();
+        for line in &head {
+            let name = line.split(':').next().unwrap_or("");
+            if !name.eq_ignore_ascii_case("connection") {
+                forwarded.push_str(line);
+            }
+        }
+        forwarded.push_str("Connection: close\r\n\r\n");
+        up.write_all(forwarded.as_bytes())?;
+        up.write_all(&body)?;
+        let mut response = Vec::new();
+        up.read_to_end(&mut response)?;
+        client.write_all(&response)?;
+        client.flush()?;
+    }
+}
+
+#[test]
+fn a_bucket_write_that_timed_out_says_that_rerunning_the_same_command_settles_it() {
+    let moto = Moto::start();
+    moto.create_bucket("journals");
+    let proxy = Proxy::start(&moto.endpoint());
+    let dir = tempdir();
+    let d = dir.path();
+    let run_at = |args: &[&str]| -> Output {
+        s3_at(&proxy.endpoint, d, args)
+            .env("AWS_TIMEOUT", "1s")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
+    };
+    assert_code(&run_at(&["init", "s3://journals/main"]), 0);
+    assert_code(
+        &run_at(&["create", "s3://journals/main", "a", "--description", "x"]),
+        0,
+    );
+
+    proxy.armed.store(true, Ordering::SeqCst);
+    let create = ["create", "s3://journals/main", "b", "--description", "y"];
+    let lost = run_at(&create);
+    assert_code(&lost, 2);
+    assert_eq!(
+        proxy.held.load(Ordering::SeqCst),
+        1,
+        "the entry's PUT timed out"
+    );
+    let errors = text(&lost.stderr);
+    assert!(
+        errors.contains("re-running the same command settles it"),
+        "{errors}"
+    );
+
+    proxy.armed.store(false, Ordering::SeqCst);
+    let doc: Value = serde_json::from_slice(&run_at(&[&create[..], &["--json"]].concat()).stdout)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (&doc["ok"], &doc["sequence"]),
+        (&Value::Bool(true), &Value::from(2)),
+        "{doc}"
+    );
+    let again = run_at(&create);
+    assert_code(&again, 1); // b exists now: DuplicateGenesis, nothing written twice
+    let list = run_at(&["list", "s3://journals/main", "--json"]);
+    assert_code(&list, 0);
+    let listed: Value = serde_json::from_slice(&list.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        listed["artifacts"].as_array().map(Vec::len),
+        Some(2),
+        "{listed}"
+    );
 }
