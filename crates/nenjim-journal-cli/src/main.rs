@@ -15,7 +15,7 @@
 //! (`nenjim_journal_ref::JournalAssembly`) and the public API
 //! (`nenjim_journal_api`), so the command sees a root exactly as a service
 //! that calls `start()` does; `lint` and `successor` use the parser alone.
-//! Every write (`append`, `create`, `release`, `yank`, `deprecate`,
+//! Every write (`init`, `append`, `create`, `release`, `yank`, `deprecate`,
 //! `recommend`) goes through the root's one writer,
 //! `nenjim_journal_writer::FsJournalWriter` (its lease and ledger), see
 //! `commands/publish.rs`; `put-blob` and `successor -o` create new files
