@@ -19,7 +19,8 @@ pub use crate::commands::publish_args::{
 /// is invalid (or a coordinate, revision or release is unknown); 2 a usage
 /// or I/O problem (bad arguments, missing or unreadable root, file or
 /// store); 75 a write refused for now, nothing written (another writer
-/// holds the lease or committed first: retry later, or pass --wait); 130 a
+/// holds the lease, committed first or took the lease over: retry later,
+/// or pass --wait); 130 a
 /// writing command stopped by SIGINT or SIGTERM (re-run to resume).
 #[derive(Debug, Parser)]
 #[command(name = "nenjim-journal", version, propagate_version = true)]

@@ -3,9 +3,10 @@
 //!
 //! The mapping of Journal errors: the root-access kinds (`RootMissing`,
 //! `RootNotDirectory`, `RootUnreadable`) and `Io` are usage or I/O problems
-//! (exit code 2); `LeaseHeld` and `TipMoved` are refusals to retry later
-//! (exit code 75, sysexits' `EX_TEMPFAIL`: another writer holds the root
-//! or committed first, nothing was written); every other kind says the
+//! (exit code 2); `LeaseHeld`, `TipMoved` and `LeaseLost` are refusals to
+//! retry later (exit code 75, sysexits' `EX_TEMPFAIL`: another writer holds
+//! the root, committed first or took this writer's expired lease over;
+//! nothing of the refused append was written); every other kind says the
 //! journal is invalid (exit code 1). A writing command stopped by SIGINT or
 //! SIGTERM exits 130.
 
@@ -49,7 +50,7 @@ impl Status {
             | ErrorKind::RootNotDirectory
             | ErrorKind::RootUnreadable
             | ErrorKind::Io => Status::Trouble,
-            ErrorKind::LeaseHeld | ErrorKind::TipMoved => Status::Retry,
+            ErrorKind::LeaseHeld | ErrorKind::TipMoved | ErrorKind::LeaseLost => Status::Retry,
             _ => Status::Invalid,
         }
     }
@@ -186,7 +187,11 @@ mod tests {
             let e = CliError::from(build::error(kind, "x"));
             assert_eq!(e.status().code(), 1, "{kind}");
         }
-        for kind in [ErrorKind::LeaseHeld, ErrorKind::TipMoved] {
+        for kind in [
+            ErrorKind::LeaseHeld,
+            ErrorKind::TipMoved,
+            ErrorKind::LeaseLost,
+        ] {
             let e = CliError::from(build::error(kind, "x"));
             assert_eq!(e.status().code(), 75, "{kind}");
         }
