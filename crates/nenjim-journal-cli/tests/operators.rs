@@ -790,6 +790,10 @@ fn a_bucket_root_knows_its_store_and_follow_prints_what_another_process_appends(
 fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     let (dir, root) = initialized();
     run_json(&[&"create", &root, &"a", &"--description", &"x"], 0);
+    // A takeover of a dead holder's lease: sequence 2 is a FENCE, b is 3.
+    let epoch = lease(&root).1 + 1;
+    let dead = format!("{}/4294967295/-/-/gone", host_name());
+    hold_lease(&root, &dead, epoch, now_millis() + 3_600_000);
     run_json(&[&"create", &root, &"b", &"--description", &"y"], 0);
     let mut child = command(&[
         &"events",
@@ -797,7 +801,7 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
         &"--follow",
         &"--json",
         &"--after",
-        &"1",
+        &"2",
         &"--interval",
         &"0.1",
     ])
@@ -806,12 +810,12 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     .spawn()
     .unwrap_or_else(|e| panic!("spawn: {e}"));
     let mut stdout = Lines::stdout(&mut child);
-    // The backlog resumes exactly after sequence 1.
+    // The backlog resumes exactly after sequence 2 (across the fence's gap).
     let first = stdout.until("\"sequence\"");
     let event: Value = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first}"));
     assert_eq!(
         (&event["sequence"], &event["coordinate"]),
-        (&Value::from(2), &Value::from("b"))
+        (&Value::from(3), &Value::from("b"))
     );
     // An append by another process is printed as it is ingested.
     let file = dir.path().join("c.journal");
@@ -819,7 +823,7 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     run_json(&[&"append", &root, &file], 0);
     let new = stdout.until("\"coordinate\":\"c\"");
     let event: Value = serde_json::from_str(&new).unwrap_or_else(|e| panic!("{e}: {new}"));
-    assert_eq!(event["sequence"], 3, "{event}");
+    assert_eq!(event["sequence"], 4, "{event}");
     signal(&child, "INT");
     let status = exit_of(&mut child);
     assert_eq!(
