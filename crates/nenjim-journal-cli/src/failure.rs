@@ -145,9 +145,12 @@ impl fmt::Display for CliError {
             CliError::Refused { message, .. } | CliError::Usage { message, .. } => {
                 f.write_str(message)
             }
+            CliError::Interrupted { total: 0, .. } => {
+                f.write_str("interrupted before anything was written; re-run to resume")
+            }
             CliError::Interrupted { appended, total } => write!(
                 f,
-                "interrupted: {appended} of {total} appended; re-run to resume (the lease was given back)"
+                "interrupted: {appended} of {total} appended; re-run to resume"
             ),
         }
     }
