@@ -50,12 +50,16 @@ pub enum ColorChoice {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Load a root exactly as `start()` does and report a summary or the first error.
+    /// Load a root exactly as `start()` does and report a summary, or every independent error.
     ///
     /// On success prints the number of artifacts, revisions and releases (of
-    /// the latest revisions) and the load time. On failure prints the
-    /// diagnostic `path:line:column: message` on stderr and exits 1 (2 when
-    /// the root is missing, not a directory or unreadable, or on I/O errors).
+    /// the latest revisions) and the load time, and warns (exit code 0) about
+    /// deprecated license identifiers, empty blobs, and, in a root with a
+    /// ledger, files the ledger does not record and stray files. On failure
+    /// prints every independent error (not only the first one the loader
+    /// stops at) as `path:line:column: message` on stderr, with a count
+    /// (`--max-errors N` stops after N), and exits 1 (2 when the root is
+    /// missing, not a directory or unreadable, or on I/O errors).
     Check(CheckArgs),
     /// Parse and validate single revision files, without chain context.
     ///

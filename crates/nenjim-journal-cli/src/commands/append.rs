@@ -8,21 +8,29 @@
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
 //!
+//! A file's new releases go through the checks of publish time
+//! (`publish_checks.rs`): warnings, or with `--strict` a refusal.
+//!
 //! A source that is a directory or a URL (`s3://bucket/prefix` …) is a
-//! whole root: it is loaded as a start does and each of its revisions is
-//! appended in its sequence order (its ledger's, if it has one), so that a
-//! local root is copied into a bucket with its ledger order.
+//! whole root, copied ([`copy`]): loaded as a start does, each of its
+//! revisions appended in its sequence order *at its sequence* (the gaps the
+//! source's `FENCE` entries left are fenced in the destination too), so a
+//! consumer that switches to the copy resumes with its old `--after`. The
+//! destination must be empty, or an earlier copy of the same source (which
+//! is then completed); anything else is refused, with why, before anything
+//! is written. With `--source-store` (and `--store`), the blob of every
+//! release the copied revisions publish is copied from the source's
+//! content store into the destination's first.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::model::build::ErrorContext as _;
-use nenjim_journal_fs::{LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};
 use super::read_text;
-use crate::address::{Address, file_system, locate};
+use crate::address::{Address, locate};
 use crate::args::AppendArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, path_text};
@@ -54,47 +62,52 @@ struct AppendedJson {
     path: String,
     /// False when the ledger already recorded this exact text.
     new: bool,
+    /// What the checks of publish time found in the file's new releases
+    /// (empty for a copied root's revisions, which are not checked).
+    warnings: Vec<String>,
 }
 
 pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     let mut appended = Vec::with_capacity(args.files.len());
     let result = with_writer(&args.root, args.store.as_deref(), ui, |writer| {
-        for (file, text) in args.files.iter().map(|f| texts(f)).flat_map(flatten) {
-            let (file, text) = (file?, text);
+        for source in &args.files {
+            let address = locate(source)?;
+            let is_root = match &address {
+                Address::Local(path) => path.is_dir(),
+                Address::Object { .. } => true,
+            };
+            if is_root {
+                let stores = copy::Stores::of(args)?;
+                copy::copy(writer, &args.root, source, &address, stores.as_ref(), &mut |entry| {
+                    report(args, ui, &mut appended, entry)
+                })?;
+                continue;
+            }
+            let text = read_text(source)?;
+            // The checks of publish time, on what parses (the append
+            // reports what does not).
+            let warnings = match nenjim_journal_parser::parse(&text) {
+                Ok(revision) => {
+                    super::publish_checks::new_releases(writer.state(), &args.root, &revision)
+                }
+                Err(_) => Vec::new(),
+            };
+            if args.strict && !warnings.is_empty() {
+                let refusal = super::publish_checks::strict_refusal(&warnings);
+                return Err(match refusal {
+                    CliError::Refused { kind, message } => CliError::Refused {
+                        kind,
+                        message: format!("{}: {message}", path_text(source)),
+                    },
+                    other => other,
+                });
+            }
             let done = writer
                 .append(&text)
-                .map_err(|e| CliError::from(e.with_path(&file)))?;
-            let revision = done.revision();
-            let entry = AppendedJson {
-                file: path_text(&file),
-                coordinate: revision.coordinate().to_string(),
-                journal_version: revision.journal_version().to_string(),
-                sequence: done.sequence(),
-                digest: revision.digest().to_string(),
-                path: path_text(&revision_path(
-                    &args.root,
-                    revision.coordinate(),
-                    revision.journal_version(),
-                )),
-                new: done.is_new(),
-            };
-            if !args.json {
-                let verb = if entry.new {
-                    ui.out(Paint::Good, "appended")
-                } else {
-                    ui.out(Paint::Good, "recorded already")
-                };
-                ui.print(&format!(
-                    "{verb} {}: {} {}, sequence {}, {}, {}\n",
-                    entry.file,
-                    entry.coordinate,
-                    entry.journal_version,
-                    entry.sequence,
-                    entry.digest,
-                    entry.path
-                ))?;
-            }
-            appended.push(entry);
+                .map_err(|e| CliError::from(e.with_path(source)))?;
+            let mut entry = entry(&args.root, source, &done);
+            entry.warnings = warnings;
+            report(args, ui, &mut appended, entry)?;
         }
         Ok(())
     });
@@ -117,51 +130,329 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     Ok(status)
 }
 
-/// The texts a source gives, each with the path it is reported by: a file
-/// gives its text; a root (a directory, or a URL) each of its revisions, in
-/// sequence order.
-fn texts(source: &Path) -> Result<Vec<(PathBuf, String)>, CliError> {
-    let address = locate(source)?;
-    let is_root = match &address {
-        Address::Local(path) => path.is_dir(),
-        Address::Object { .. } => true,
-    };
-    if !is_root {
-        return Ok(vec![(source.to_path_buf(), read_text(source)?)]);
+/// The report of one appended revision: `file` as given, `done` what the
+/// writer returned.
+fn entry(root: &Path, file: &Path, done: &nenjim_journal_api::append::Appended) -> AppendedJson {
+    let revision = done.revision();
+    AppendedJson {
+        file: path_text(file),
+        coordinate: revision.coordinate().to_string(),
+        journal_version: revision.journal_version().to_string(),
+        sequence: done.sequence(),
+        digest: revision.digest().to_string(),
+        path: path_text(&revision_path(
+            root,
+            revision.coordinate(),
+            revision.journal_version(),
+        )),
+        new: done.is_new(),
+        warnings: Vec::new(),
     }
-    let (fs, root) = file_system(&address);
-    let state = load_with(&*fs, root, LoadOptions::new())?;
-    let mut out = Vec::new();
-    let mut cursor = state.replay(0);
-    while let Some(revision) = cursor.next()? {
-        let path = ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+}
+
+/// Prints one appended revision (text) and keeps it for the JSON document.
+fn report(
+    args: &AppendArgs,
+    ui: &Ui,
+    appended: &mut Vec<AppendedJson>,
+    entry: AppendedJson,
+) -> Result<(), CliError> {
+    if !args.json {
+        let verb = if entry.new {
+            ui.out(Paint::Good, "appended")
+        } else {
+            ui.out(Paint::Good, "recorded already")
+        };
+        ui.print(&format!(
+            "{verb} {}: {} {}, sequence {}, {}, {}\n",
+            entry.file,
+            entry.coordinate,
+            entry.journal_version,
+            entry.sequence,
+            entry.digest,
+            entry.path
+        ))?;
+        for warning in &entry.warnings {
+            ui.warn(warning);
+        }
+    }
+    appended.push(entry);
+    Ok(())
+}
+
+/// Copying a whole root: see the module docs.
+mod copy {
+    use std::io::Read as _;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use nenjim_journal_api::append::JournalWriter as _;
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::model::JournalRevision;
+    use nenjim_journal_api::model::build::{self, ErrorContext as _};
+    use nenjim_journal_fs::{
+        FileSystem, LoadOptions, MAX_FILE_LEN, RealFileSystem, Store, ledger, load_with,
+    };
+    use nenjim_journal_writer::FsJournalWriter;
+
+    use super::AppendedJson;
+    use crate::address::{Address, file_system, locate};
+    use crate::args::AppendArgs;
+    use crate::failure::CliError;
+    use crate::report::path_text;
+
+    /// The content stores a copy moves blobs between (`--source-store`
+    /// into `--store`).
+    pub struct Stores {
+        source: (Arc<dyn Store>, PathBuf),
+        destination: (Arc<dyn Store>, PathBuf),
+    }
+
+    impl Stores {
+        /// The stores of `args`, when both are given.
+        pub fn of(args: &AppendArgs) -> Result<Option<Stores>, CliError> {
+            let (Some(source), Some(destination)) = (&args.source_store, &args.store) else {
+                return Ok(None);
+            };
+            let source = match locate(source)? {
+                Address::Local(path) => (Arc::new(RealFileSystem) as Arc<dyn Store>, path),
+                Address::Object { store, root } => (store as Arc<dyn Store>, root),
+            };
+            let destination = match locate(destination)? {
+                Address::Local(path) => (Arc::new(RealFileSystem) as Arc<dyn Store>, path),
+                Address::Object { store, root } => (store as Arc<dyn Store>, root),
+            };
+            Ok(Some(Stores {
+                source,
+                destination,
+            }))
+        }
+
+        /// Copies the blob of every release of `revision` that `head` (the
+        /// destination's head before it) does not hold.
+        fn copy_blobs(
+            &self,
+            revision: &JournalRevision,
+            head: Option<&JournalRevision>,
+        ) -> Result<(), CliError> {
+            let (source_fs, source) = &self.source;
+            let (destination_fs, destination) = &self.destination;
+            for release in revision.releases() {
+                if head.is_some_and(|h| h.release(release.version()).is_some()) {
+                    continue;
+                }
+                let wanted = release.content();
+                let path = source
+                    .join("blobs")
+                    .join("sha256")
+                    .join(wanted.digest().to_hex());
+                let reader = source_fs.open(&path).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        CliError::Journal(
+                            build::error(
+                                ErrorKind::BlobMissing,
+                                format!(
+                                    "{} {}: found no blob {} in the source's content store, expected the blob of CONTENT {wanted}",
+                                    release.coordinate(),
+                                    release.version(),
+                                    wanted.digest()
+                                ),
+                            )
+                            .with_path(&path),
+                        )
+                    } else {
+                        CliError::io(&path, "cannot read the source's blob", e)
+                    }
+                })?;
+                // At most the pointer's size and one byte more: a longer
+                // blob is a mismatch, never read whole.
+                let mut limited = reader.take(wanted.size().saturating_add(1));
+                let put =
+                    nenjim_journal_writer::put_blob_from(&**destination_fs, destination, &mut limited)?;
+                if put.pointer() != *wanted {
+                    return Err(CliError::Journal(
+                        build::error(
+                            ErrorKind::BlobMismatch,
+                            format!(
+                                "{} {}: found the source's blob as {}, expected CONTENT {wanted}",
+                                release.coordinate(),
+                                release.version(),
+                                put.pointer()
+                            ),
+                        )
+                        .with_path(&path),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// Copies the root `source` (at `address`) into the writer's root,
+    /// keeping its sequences; `done` reports each revision appended or
+    /// found already copied.
+    pub fn copy(
+        writer: &mut FsJournalWriter,
+        destination: &Path,
+        source: &Path,
+        address: &Address,
+        stores: Option<&Stores>,
+        done: &mut dyn FnMut(AppendedJson) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        let (fs, root) = file_system(address);
+        let state = load_with(&*fs, root, LoadOptions::new())?;
+        // The source's tip: past its last revision when fences end it.
+        let tip = ledger::read(&*fs, root)?
+            .map_or(state.last_sequence(), |l| l.tip())
+            .max(state.last_sequence());
+        compatible(writer, destination, source, &state)?;
+        let mut cursor = state.replay(0);
+        while let Some(revision) = cursor.next()? {
+            let sequence = revision.sequence();
+            let path =
+                ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+            let shown = shown(source, root, &path);
+            if writer.state().revision_by_digest(revision.digest()).is_some() {
+                // Copied before, at this very sequence (`compatible`).
+                done(AppendedJson {
+                    file: path_text(&shown),
+                    coordinate: revision.coordinate().to_string(),
+                    journal_version: revision.journal_version().to_string(),
+                    sequence,
+                    digest: revision.digest().to_string(),
+                    path: path_text(&super::revision_path(
+                        destination,
+                        revision.coordinate(),
+                        revision.journal_version(),
+                    )),
+                    new: false,
+                    warnings: Vec::new(),
+                })?;
+                continue;
+            }
+            if writer.tip() >= sequence {
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found the destination's ledger at sequence {}, past the source's next revision ({} {} at sequence {sequence}), expected it before: the destination took sequences of its own (a fence after a takeover?)",
+                        writer.tip(),
+                        revision.coordinate(),
+                        revision.journal_version()
+                    ),
+                ));
+            }
+            let text = read(&*fs, &path)?;
+            if let Some(stores) = stores {
+                let head = writer.state().latest(revision.coordinate());
+                stores.copy_blobs(&revision, head.as_ref())?;
+            }
+            writer.fence_to(sequence - 1)?;
+            let appended = writer.append(&text).map_err(|e| {
+                let hint = if stores.is_none() && e.kind() == ErrorKind::BlobMissing {
+                    "; to copy the source's blobs too, name its content store with --source-store"
+                } else {
+                    ""
+                };
+                let message = format!("{}{hint}", e.message());
+                CliError::from(relocated(e, message).with_path(&shown))
+            })?;
+            if appended.sequence() != sequence {
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found {} {} appended at sequence {}, expected the source's sequence {sequence}",
+                        revision.coordinate(),
+                        revision.journal_version(),
+                        appended.sequence()
+                    ),
+                ));
+            }
+            done(super::entry(destination, &shown, &appended))?;
+        }
+        // Fences after the source's last revision are kept too, so that a
+        // later copy of the grown source resumes at the same sequences.
+        if writer.tip() < tip {
+            writer.fence_to(tip)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a destination that is neither empty nor an earlier copy of
+    /// `state`: every revision it holds must be the source's, at the same
+    /// sequence.
+    fn compatible(
+        writer: &FsJournalWriter,
+        destination: &Path,
+        source: &Path,
+        state: &nenjim_journal_chain::ChainState,
+    ) -> Result<(), CliError> {
+        let mut cursor = writer.state().replay(0);
+        while let Some(held) = cursor.next()? {
+            let same = state
+                .by_sequence(held.sequence())
+                .is_some_and(|r| r.digest() == held.digest());
+            if !same {
+                let theirs = match state.revision_by_digest(held.digest()) {
+                    Some(r) => format!("the source holds it at sequence {}", r.sequence()),
+                    None => "the source does not hold it".to_owned(),
+                };
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found {} {} at sequence {} in the destination, and {theirs}; expected an empty destination root or an earlier copy of the same source, since a copy keeps the source's sequences (append the source's revision files one by one to renumber them instead)",
+                        held.coordinate(),
+                        held.journal_version(),
+                        held.sequence()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `error` with `message` instead of its own (kind and place kept).
+    fn relocated(
+        error: nenjim_journal_api::error::JournalError,
+        message: String,
+    ) -> nenjim_journal_api::error::JournalError {
+        let mut moved = build::error(error.kind(), message);
+        if let (Some(line), Some(column)) = (error.line(), error.column()) {
+            moved = moved.at(line, column);
+        }
+        moved
+    }
+
+    fn refused(destination: &Path, source: &Path, why: String) -> CliError {
+        CliError::refused(
+            "CopyRefused",
+            format!(
+                "cannot copy the root {} into {}: {why}; nothing more was written",
+                path_text(source),
+                path_text(destination)
+            ),
+        )
+    }
+
+    /// The text of a source revision file.
+    fn read(fs: &dyn FileSystem, path: &Path) -> Result<String, CliError> {
         let bytes = fs
-            .read(&path, MAX_FILE_LEN)
-            .map_err(|e| CliError::io(&path, "cannot read the revision", e))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
+            .read(path, MAX_FILE_LEN)
+            .map_err(|e| CliError::io(path, "cannot read the revision", e))?;
+        String::from_utf8(bytes).map_err(|e| {
             CliError::io(
-                &path,
+                path,
                 "cannot read the revision",
                 std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             )
-        })?;
-        out.push((shown(source, root, &path), text));
+        })
     }
-    Ok(out)
-}
 
-/// A revision of a source root, reported under the source as typed.
-fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map_or_else(|_| path.to_path_buf(), |relative| source.join(relative))
-}
-
-/// One source's texts as a sequence of results (its error, if any, in place).
-fn flatten(
-    texts: Result<Vec<(PathBuf, String)>, CliError>,
-) -> Vec<(Result<PathBuf, CliError>, String)> {
-    match texts {
-        Ok(texts) => texts.into_iter().map(|(p, t)| (Ok(p), t)).collect(),
-        Err(e) => vec![(Err(e), String::new())],
+    /// A revision of a source root, reported under the source as typed.
+    fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
+        path.strip_prefix(root)
+            .map_or_else(|_| path.to_path_buf(), |relative| source.join(relative))
     }
 }

@@ -13,6 +13,7 @@ mod lint;
 mod list;
 mod policy;
 mod publish;
+mod publish_checks;
 pub mod publish_args;
 mod put_blob;
 mod release;

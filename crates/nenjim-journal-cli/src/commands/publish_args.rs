@@ -32,6 +32,16 @@ pub struct AppendArgs {
     /// must be there first (`<store>/blobs/sha256/<hex>`, exact size and digest).
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
+    /// When copying a root: the source root's content store, from which
+    /// the blob of every release of the copied revisions is copied into
+    /// `--store` (required with it) before the revision is appended.
+    #[arg(long, value_name = "DIR", requires = "store")]
+    pub source_store: Option<PathBuf>,
+    /// Refuse (writing nothing more) instead of warning when a check of
+    /// publish time finds something in a file's new releases (as `release
+    /// --strict`); a copied root is not checked.
+    #[arg(long)]
+    pub strict: bool,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -69,22 +79,25 @@ pub struct CreateArgs {
     pub json: bool,
 }
 
-/// `release <root> <coordinate> <version> --license <spdx> --content <file> --store <dir> …`
+/// `release <root> <coordinate> <version>... --license <spdx>... --content <file>... --store <dir> …`
 #[derive(Debug, Args)]
 pub struct ReleaseArgs {
     /// The Journal root.
     pub root: PathBuf,
     /// The artifact (created before with `create`).
     pub coordinate: ArtifactCoordinate,
-    /// The new release's version.
-    #[arg(value_name = "VERSION")]
-    pub release: ReleaseVersion,
-    /// The release's license (an SPDX expression).
-    #[arg(long, value_name = "SPDX")]
-    pub license: LicenseExpression,
-    /// The release's blob: put into the store first, then named by CONTENT.
-    #[arg(long, value_name = "FILE")]
-    pub content: PathBuf,
+    /// The new release's version; several (`1.0.0 1.0.1`) are published in
+    /// one revision, each with its own `--content`, in the same order.
+    #[arg(value_name = "VERSION", required = true, num_args = 1..)]
+    pub releases: Vec<ReleaseVersion>,
+    /// The release's license (an SPDX expression): once for every release,
+    /// or once per release in the order of the versions.
+    #[arg(long, value_name = "SPDX", required = true)]
+    pub license: Vec<LicenseExpression>,
+    /// The release's blob: put into the store first, then named by CONTENT;
+    /// one per release, in the order of the versions.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub content: Vec<PathBuf>,
     /// The content store (`<store>/blobs/sha256/<hex>`).
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
@@ -100,6 +113,11 @@ pub struct ReleaseArgs {
     /// A preference: `<coordinate> <requirement> ["why"]` (repeatable).
     #[arg(long, value_name = "PREFERENCE", value_parser = preference)]
     pub prefers: Vec<Preference>,
+    /// Refuse (writing nothing) instead of warning when a check of publish
+    /// time finds something: a dependency on an unknown artifact, on no
+    /// release or only yanked ones, a deprecated license, an empty blob.
+    #[arg(long)]
+    pub strict: bool,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
