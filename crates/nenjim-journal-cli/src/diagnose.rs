@@ -339,7 +339,7 @@ fn explain_unknown(
                 ErrorKind::UnknownPredecessor,
                 head.path(),
                 format!(
-                    "found digest {now}, but its successor `{}` recorded PREDECESSOR {predecessor}: `{}` no longer has the digest its successor recorded; revisions are immutable: restore it so that its digest is {predecessor} again (or, if `{name}` names the wrong predecessor, expected {now} there)",
+                    "found digest {now}, but its successor `{}` recorded PREDECESSOR {predecessor}: `{}` no longer has the digest its successor recorded; revisions are immutable: restore it (from a backup, or the copy the hub serves) so that its digest is {predecessor} again, and leave `{name}` as it is",
                     path_text(entry.path()),
                     file_name(head.path())
                 ),

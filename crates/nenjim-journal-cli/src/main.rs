@@ -29,6 +29,7 @@ mod diagnose;
 mod failure;
 mod load;
 mod report;
+mod store_errors;
 mod ui;
 mod warnings;
 
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
     let status = match commands::run(&cli.command, &ui) {
         Ok(status) => status,
         Err(error) => {
+            let addresses = store_errors::addresses(&cli.command);
+            let error = store_errors::explained(error, &addresses);
             ui.report_failure(cli.command.name(), cli.command.json(), &error);
             error.status()
         }

@@ -6,6 +6,7 @@
 //! list) but which have precise replacements, and empty (0-byte) content.
 
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
+use nenjim_journal_api::valuetypes::ContentPointer;
 
 /// One line per deprecated identifier or empty blob among the releases of
 /// `revision`: `<coordinate> <version>: …`.
@@ -49,12 +50,18 @@ pub fn deprecated_licenses(release: &ArtifactRelease) -> Vec<String> {
 /// A warning if the content of `release` is an empty (0-byte) blob, which
 /// is almost always the wrong file (a failed build, a truncated download).
 pub fn empty_content(release: &ArtifactRelease) -> Option<String> {
-    (release.content().size() == 0).then(|| {
+    empty_blob(
+        &format!("{} {}", release.coordinate(), release.version()),
+        release.content(),
+    )
+}
+
+/// A warning about `subject` (a release, a file put into a store) if its
+/// blob `pointer` is empty (0 bytes).
+pub fn empty_blob(subject: &str, pointer: &ContentPointer) -> Option<String> {
+    (pointer.size() == 0).then(|| {
         format!(
-            "{} {}: CONTENT {} is an empty (0-byte) blob; expected the release's bytes",
-            release.coordinate(),
-            release.version(),
-            release.content()
+            "{subject}: CONTENT {pointer} is an empty (0-byte) blob; expected the release's bytes"
         )
     })
 }

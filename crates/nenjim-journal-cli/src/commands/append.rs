@@ -114,6 +114,11 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     let (status, error) = match result {
         Ok(()) => (Status::Ok, None),
         Err(error) => {
+            let mut addresses: Vec<&Path> = vec![&args.root];
+            addresses.extend(args.store.as_deref());
+            addresses.extend(args.source_store.as_deref());
+            addresses.extend(args.files.iter().map(std::path::PathBuf::as_path));
+            let error = crate::store_errors::explained(error, &addresses);
             ui.eprintln(&format!("{} {error}", ui.err(Paint::Bad, "error:")));
             (error.status(), Some(ErrorJson::of(&error)))
         }

@@ -168,6 +168,14 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
             truncated: false,
         },
     };
+    let diagnosis = diagnose::Diagnosis {
+        errors: diagnosis
+            .errors
+            .into_iter()
+            .map(|e| crate::store_errors::explained(e, &[&args.root.root]))
+            .collect(),
+        truncated: diagnosis.truncated,
+    };
     let status = diagnosis
         .errors
         .iter()
