@@ -340,7 +340,7 @@ mod copy {
                     destination,
                     source,
                     format!(
-                        "found the destination's ledger at sequence {}, past the source's next revision ({} {} at sequence {sequence}), expected it before: the destination took sequences of its own (a fence after a takeover?)",
+                        "found the destination's ledger at sequence {}, at or past the source's next revision ({} {} at sequence {sequence}), expected it before: the destination holds revisions or fences the source does not, so the copy cannot keep the source's sequences; expected an empty destination root or an earlier copy of this source (to renumber, append the source's revision files one by one instead)",
                         writer.tip(),
                         revision.coordinate(),
                         revision.journal_version()
@@ -384,9 +384,12 @@ mod copy {
         Ok(())
     }
 
-    /// Refuses a destination that is neither empty nor an earlier copy of
-    /// `state`: every revision it holds must be the source's, at the same
-    /// sequence.
+    /// Refuses a destination that holds a revision of the source at
+    /// another sequence (a renumbered copy): the copy could not keep the
+    /// source's sequences. The destination's own revisions (appended to it
+    /// after an earlier copy) are its own business, as long as the source
+    /// needs none of their sequences (checked as each revision is copied,
+    /// before anything is written).
     fn compatible(
         writer: &FsJournalWriter,
         destination: &Path,
@@ -395,22 +398,19 @@ mod copy {
     ) -> Result<(), CliError> {
         let mut cursor = writer.state().replay(0);
         while let Some(held) = cursor.next()? {
-            let same = state
-                .by_sequence(held.sequence())
-                .is_some_and(|r| r.digest() == held.digest());
-            if !same {
-                let theirs = match state.revision_by_digest(held.digest()) {
-                    Some(r) => format!("the source holds it at sequence {}", r.sequence()),
-                    None => "the source does not hold it".to_owned(),
-                };
+            let Some(theirs) = state.revision_by_digest(held.digest()) else {
+                continue;
+            };
+            if theirs.sequence() != held.sequence() {
                 return Err(refused(
                     destination,
                     source,
                     format!(
-                        "found {} {} at sequence {} in the destination, and {theirs}; expected an empty destination root or an earlier copy of the same source, since a copy keeps the source's sequences (append the source's revision files one by one to renumber them instead)",
+                        "found {} {} at sequence {} in the destination and at sequence {} in the source, expected the same sequence: the destination was filled otherwise than by a copy of this source, which keeps the source's sequences; expected an empty destination root or an earlier copy of this source (to renumber, append the source's revision files one by one instead)",
                         held.coordinate(),
                         held.journal_version(),
-                        held.sequence()
+                        held.sequence(),
+                        theirs.sequence()
                     ),
                 ));
             }
