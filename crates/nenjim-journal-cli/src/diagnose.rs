@@ -231,7 +231,10 @@ fn parent_as_root(fs: &dyn FileSystem, root: &Path) -> Option<CliError> {
         })
         .collect();
     let first = roots.first()?;
-    let listed: Vec<String> = roots.iter().map(|r| format!("`{}`", path_text(r))).collect();
+    let listed: Vec<String> = roots
+        .iter()
+        .map(|r| format!("`{}`", path_text(r)))
+        .collect();
     Some(entry_error(
         ErrorKind::UnexpectedEntry,
         root,

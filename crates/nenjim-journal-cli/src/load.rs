@@ -69,10 +69,7 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
 /// says which artifact, and where to see every damaged file and what to
 /// restore (`check`).
 fn name_the_artifact(error: JournalError, root: &Path) -> JournalError {
-    if matches!(
-        Status::of_journal_error(&error),
-        Status::Trouble
-    ) {
+    if matches!(Status::of_journal_error(&error), Status::Trouble) {
         return error;
     }
     let artifact = error

@@ -105,8 +105,10 @@ fn explain_message(message: &str) -> String {
                 (None, Some(text)) => text.clone(),
                 (None, None) => "an error without a code".to_owned(),
             };
-            let bucket = element(xml, "BucketName")
-                .map_or_else(|| "the URL's bucket".to_owned(), |b| format!("bucket `{b}`"));
+            let bucket = element(xml, "BucketName").map_or_else(
+                || "the URL's bucket".to_owned(),
+                |b| format!("bucket `{b}`"),
+            );
             let hint = match code.as_deref() {
                 Some("NoSuchBucket") => {
                     format!("; expected an existing bucket: create {bucket} first")
@@ -162,7 +164,10 @@ mod tests {
             said.contains("the server answered NoSuchBucket: The specified bucket does not exist; expected an existing bucket: create bucket `b` first"),
             "{said}"
         );
-        assert_eq!(element("<a><Code>X</Code></a>", "Code").as_deref(), Some("X"));
+        assert_eq!(
+            element("<a><Code>X</Code></a>", "Code").as_deref(),
+            Some("X")
+        );
         assert_eq!(element("<a></a>", "Code"), None);
     }
 }

@@ -78,9 +78,14 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
             };
             if is_root {
                 let stores = copy::Stores::of(args)?;
-                copy::copy(writer, &args.root, source, &address, stores.as_ref(), &mut |entry| {
-                    report(args, ui, &mut appended, entry)
-                })?;
+                copy::copy(
+                    writer,
+                    &args.root,
+                    source,
+                    &address,
+                    stores.as_ref(),
+                    &mut |entry| report(args, ui, &mut appended, entry),
+                )?;
                 continue;
             }
             let text = read_text(source)?;
@@ -272,8 +277,11 @@ mod copy {
                 // At most the pointer's size and one byte more: a longer
                 // blob is a mismatch, never read whole.
                 let mut limited = reader.take(wanted.size().saturating_add(1));
-                let put =
-                    nenjim_journal_writer::put_blob_from(&**destination_fs, destination, &mut limited)?;
+                let put = nenjim_journal_writer::put_blob_from(
+                    &**destination_fs,
+                    destination,
+                    &mut limited,
+                )?;
                 if put.pointer() != *wanted {
                     return Err(CliError::Journal(
                         build::error(
@@ -317,7 +325,11 @@ mod copy {
             let path =
                 ledger::revision_path(root, revision.coordinate(), revision.journal_version());
             let shown = shown(source, root, &path);
-            if writer.state().revision_by_digest(revision.digest()).is_some() {
+            if writer
+                .state()
+                .revision_by_digest(revision.digest())
+                .is_some()
+            {
                 // Copied before, at this very sequence (`compatible`).
                 done(AppendedJson {
                     file: path_text(&shown),

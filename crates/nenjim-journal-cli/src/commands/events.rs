@@ -138,9 +138,7 @@ impl Columns {
         let mut columns = Columns::default();
         for coordinate in service.coordinates()? {
             if let Some(latest) = service.latest(&coordinate)? {
-                columns.sequence = columns
-                    .sequence
-                    .max(latest.sequence().to_string().len());
+                columns.sequence = columns.sequence.max(latest.sequence().to_string().len());
             }
             if selected.is_empty() || selected.contains(&coordinate) {
                 columns.coordinate = columns.coordinate.max(coordinate.as_str().chars().count());
@@ -164,7 +162,11 @@ fn line(
         return Ok(text);
     }
     let coordinate = event.coordinate().as_str();
-    let pad = " ".repeat(columns.coordinate.saturating_sub(coordinate.chars().count()));
+    let pad = " ".repeat(
+        columns
+            .coordinate
+            .saturating_sub(coordinate.chars().count()),
+    );
     Ok(format!(
         "{:>width$}  {}  {}{pad}  {}\n",
         event.sequence(),

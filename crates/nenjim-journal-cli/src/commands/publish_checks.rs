@@ -84,7 +84,10 @@ fn requirement_warning(
 ) -> Option<String> {
     let Some(target) = state.latest(artifact) else {
         let known = state.coordinates();
-        let close = similar(artifact.as_str(), known.iter().map(ArtifactCoordinate::as_str));
+        let close = similar(
+            artifact.as_str(),
+            known.iter().map(ArtifactCoordinate::as_str),
+        );
         let hint = if close.is_empty() {
             "expected an artifact of this root (create it first, or check the name)".to_owned()
         } else {

@@ -51,10 +51,9 @@ pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
     let put = nenjim_journal_writer::put_blob_from(&*fs, store, &mut input)?;
     let pointer = put.pointer();
     // The rule of a release's empty CONTENT.
-    let warnings: Vec<String> =
-        crate::warnings::empty_blob(&path_text(&args.file), &pointer)
-            .into_iter()
-            .collect();
+    let warnings: Vec<String> = crate::warnings::empty_blob(&path_text(&args.file), &pointer)
+        .into_iter()
+        .collect();
     if args.json {
         ui.print_json(&PutBlobDocument {
             command: "put-blob",

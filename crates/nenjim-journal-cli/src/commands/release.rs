@@ -130,12 +130,8 @@ fn build_release(
     license: LicenseExpression,
     pointer: ContentPointer,
 ) -> Result<ArtifactRelease, CliError> {
-    let mut builder = build::ReleaseBuilder::new(
-        args.coordinate.clone(),
-        version.clone(),
-        license,
-        pointer,
-    );
+    let mut builder =
+        build::ReleaseBuilder::new(args.coordinate.clone(), version.clone(), license, pointer);
     if let Some(description) = &args.description {
         builder.description(description.clone());
     }

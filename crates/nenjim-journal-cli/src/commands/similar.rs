@@ -94,7 +94,9 @@ fn part_distance(part: &str, text: &str) -> usize {
         for (i, cp) in part.iter().enumerate() {
             let up = column.get(i).copied().unwrap_or(0);
             let left = column.get(i + 1).copied().unwrap_or(0);
-            let value = (diagonal + usize::from(ct != *cp)).min(up + 1).min(left + 1);
+            let value = (diagonal + usize::from(ct != *cp))
+                .min(up + 1)
+                .min(left + 1);
             diagonal = left;
             if let Some(cell) = column.get_mut(i + 1) {
                 *cell = value;
