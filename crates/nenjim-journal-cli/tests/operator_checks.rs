@@ -542,6 +542,14 @@ fn check_warns_about_each_stray_file_in_a_root_with_a_ledger() {
     }
     let doc = run_json(&[&"check", &hub.root], 0);
     assert_eq!(strings(&doc["stray"]).len(), 3, "{doc}");
+    // A stray entry that sorts first hides no unrecorded revision file.
+    write(&hub.root.join("acme-logo/1.journal"), b"x");
+    write(&hub.root.join("acme-logo/20991231T000000Z.journal"), b"x");
+    let doc = run_json(&[&"check", &hub.root], 0);
+    assert_eq!(strings(&doc["stray"]).len(), 4, "{doc}");
+    let unrecorded = strings(&doc["unrecorded"]);
+    assert_eq!(unrecorded.len(), 1, "{doc}");
+    assert!(unrecorded[0].ends_with("acme-logo/20991231T000000Z.journal"));
     // The same files fail a root without a ledger.
     fs::remove_dir_all(hub.root.join(".ledger")).unwrap();
     assert_code(&run(&[&"check", &hub.root]), 1);
