@@ -53,7 +53,10 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
         EventFormat::Atom => Some(args.limit.unwrap_or(ATOM_DEFAULT_LIMIT)),
         EventFormat::Text | EventFormat::Json => args.limit,
     };
-    let columns = Columns::of(service, &coordinates)?;
+    let columns = match format {
+        EventFormat::Text => Columns::of(service, &coordinates)?,
+        EventFormat::Json | EventFormat::Atom => Columns::default(),
+    };
     let mut cursor = service.replay_events(&ReplayRequest::after(args.after))?;
     let mut position = Position::default();
     let mut output = Output::new(ui);
