@@ -91,13 +91,18 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
             let text = read_text(source)?;
             // The checks of publish time, on what parses (the append
             // reports what does not).
-            let warnings = match nenjim_journal_parser::parse(&text) {
+            let (warnings, valid) = match nenjim_journal_parser::parse(&text) {
                 Ok(revision) => {
-                    super::publish_checks::new_releases(writer.state(), &args.root, &revision)
+                    let warnings =
+                        super::publish_checks::new_releases(writer.state(), &args.root, &revision);
+                    // An invalid file is refused for what is wrong with it.
+                    let valid = warnings.is_empty()
+                        || writer.state().ingest_revision(revision).is_ok();
+                    (warnings, valid)
                 }
-                Err(_) => Vec::new(),
+                Err(_) => (Vec::new(), false),
             };
-            if args.strict && !warnings.is_empty() {
+            if args.strict && valid && !warnings.is_empty() {
                 let refusal = super::publish_checks::strict_refusal(&warnings);
                 return Err(match refusal {
                     CliError::Refused { kind, message } => CliError::Refused {
