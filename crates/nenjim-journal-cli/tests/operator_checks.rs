@@ -755,6 +755,25 @@ fn republishing_a_release_with_other_values_says_what_to_do() {
             "{version} was never written: {said}"
         );
     }
+    // A hand-written successor that changes the release says the same.
+    let mut files: Vec<PathBuf> = fs::read_dir(hub.root.join("acme-logo"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let head = files.last().unwrap();
+    let out = run(&[&"successor", head, &"--at", &"20991231T000000Z"]);
+    assert_code(&out, 0);
+    let edited = stdout(&out).replace("LICENSE MIT", "LICENSE Apache-2.0");
+    let file = hub.blob("edited.journal", edited.as_bytes());
+    let out = run(&[&"append", &hub.root, &file]);
+    assert_code(&out, 1);
+    assert!(stderr(&out).contains("rewritten"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("publish the change as a new version"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 // ---------------------------------------------------------------- 6: several versions in one revision

@@ -96,8 +96,8 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
                     let warnings =
                         super::publish_checks::new_releases(writer.state(), &args.root, &revision);
                     // An invalid file is refused for what is wrong with it.
-                    let valid = warnings.is_empty()
-                        || writer.state().ingest_revision(revision).is_ok();
+                    let valid =
+                        warnings.is_empty() || writer.state().ingest_revision(revision).is_ok();
                     (warnings, valid)
                 }
                 Err(_) => (Vec::new(), false),
@@ -112,9 +112,19 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
                     other => other,
                 });
             }
-            let done = writer
-                .append(&text)
-                .map_err(|e| CliError::from(e.with_path(source)))?;
+            let done = writer.append(&text).map_err(|e| {
+                let e = if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
+                    // What to do instead, as `release` says it.
+                    let message = format!(
+                        "{}: publish the change as a new version, or withdraw the release with `nenjim-journal yank`",
+                        e.message()
+                    );
+                    copy::relocated(e, message)
+                } else {
+                    e
+                };
+                CliError::from(e.with_path(source))
+            })?;
             let mut entry = entry(&args.root, source, &done);
             entry.warnings = warnings;
             report(args, ui, &mut appended, entry)?;
@@ -436,7 +446,7 @@ mod copy {
     }
 
     /// `error` with `message` instead of its own (kind and place kept).
-    fn relocated(
+    pub(super) fn relocated(
         error: nenjim_journal_api::error::JournalError,
         message: String,
     ) -> nenjim_journal_api::error::JournalError {
