@@ -106,7 +106,7 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
                 for source in sources {
                     match source {
                         Source::Root(copied) => {
-                            copy::copy(writer, &args.root, copied?, stores.as_ref(), &mut report)?;
+                            copy::copy(writer, &args.root, *copied?, stores.as_ref(), &mut report)?;
                         }
                         Source::File(file) => append_file(writer, &file, &mut report)?,
                     }
@@ -144,14 +144,14 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
 /// pipe), or a root, loaded at once (its error, if any, reported at its turn).
 enum Source {
     File(PathBuf),
-    Root(Result<copy::Source, CliError>),
+    Root(Result<Box<copy::Source>, CliError>),
 }
 
 impl Source {
     fn of(source: &Path) -> Source {
         match locate(source) {
             Ok(Address::Local(path)) if !path.is_dir() => Source::File(source.to_path_buf()),
-            Ok(address) => Source::Root(copy::Source::load(source, address)),
+            Ok(address) => Source::Root(copy::Source::load(source, address).map(Box::new)),
             Err(error) => Source::Root(Err(error)),
         }
     }
