@@ -1,6 +1,6 @@
 //! The README's S3 example, end to end, against the S3 protocol server of
 //! the `moto` package (started here on 127.0.0.1, a free port, and killed
-//! after; `.ci/run` installs it: without it this test fails, never skips).
+//! after; `cargo xtask ci` installs it: without it this test fails, never skips).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
