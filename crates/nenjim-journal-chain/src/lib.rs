@@ -123,6 +123,7 @@ mod chain;
 mod digests;
 mod events;
 mod ingest;
+mod key;
 mod replay;
 mod rewrite;
 

@@ -17,8 +17,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{
@@ -131,11 +130,7 @@ pub fn in_store(error: CliError, location: &str) -> CliError {
         CliError::Journal(e) => match e.path() {
             Some(path) => {
                 let url = PathBuf::from(format!("{location}{}", path_text(path)));
-                let mut moved = build::error(e.kind(), e.message()).with_path(url);
-                if let (Some(line), Some(column)) = (e.line(), e.column()) {
-                    moved = moved.at(line, column);
-                }
-                CliError::Journal(moved)
+                CliError::Journal(e.moved_to(url))
             }
             None => CliError::Journal(e),
         },
@@ -155,20 +150,13 @@ fn files(artifact: &ScannedArtifact) -> Vec<&ScannedFile> {
         .collect()
 }
 
-/// A copy of an error for the report (the OS error source is dropped).
+/// A copy of an error for the report (its source shared).
 fn copy(e: &JournalError) -> CliError {
-    let mut copy = build::error(e.kind(), e.message());
-    if let (Some(line), Some(column)) = (e.line(), e.column()) {
-        copy = copy.at(line, column);
-    }
-    if let Some(path) = e.path() {
-        copy = copy.with_path(path);
-    }
-    CliError::Journal(copy)
+    CliError::Journal(e.clone())
 }
 
 fn entry_error(kind: ErrorKind, path: &Path, message: String) -> CliError {
-    CliError::Journal(build::error(kind, message).with_path(path))
+    CliError::Journal(error::error(kind, message).with_path(path))
 }
 
 /// The error for a root that holds revision files: an artifact directory.

@@ -8,8 +8,7 @@
 use std::fmt;
 use std::path::Path;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 
 /// How a command ended, worst first when several files or blobs are involved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,7 +37,8 @@ impl Status {
             ErrorKind::RootMissing
             | ErrorKind::RootNotDirectory
             | ErrorKind::RootUnreadable
-            | ErrorKind::Io => Status::Trouble,
+            | ErrorKind::Io
+            | ErrorKind::Usage => Status::Trouble,
             _ => Status::Invalid,
         }
     }
@@ -69,7 +69,7 @@ impl CliError {
 
     /// An I/O failure about `path` (exit code 2), keeping the OS error.
     pub fn io(path: &Path, what: &str, error: std::io::Error) -> CliError {
-        CliError::Journal(build::io_error(path, what, error))
+        CliError::Journal(error::io_error(path, what, error))
     }
 
     /// The exit status this error implies.
@@ -123,8 +123,9 @@ mod tests {
             ErrorKind::RootNotDirectory,
             ErrorKind::RootUnreadable,
             ErrorKind::Io,
+            ErrorKind::Usage,
         ] {
-            let e = CliError::from(build::error(kind, "x"));
+            let e = CliError::from(error::error(kind, "x"));
             assert_eq!(e.status().code(), 2, "{kind}");
         }
         for kind in [
@@ -137,7 +138,7 @@ mod tests {
             ErrorKind::StalePredecessor,
             ErrorKind::ReleaseRewritten,
         ] {
-            let e = CliError::from(build::error(kind, "x"));
+            let e = CliError::from(error::error(kind, "x"));
             assert_eq!(e.status().code(), 1, "{kind}");
         }
         assert_eq!(CliError::refused("UnknownRelease", "x").status().code(), 1);

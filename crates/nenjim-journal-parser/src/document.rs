@@ -9,8 +9,8 @@
 
 use std::ops::Range;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, RevisionBuilder};
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
+use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
@@ -292,14 +292,14 @@ pub(crate) fn parse(
         }
     }
     if !any {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::EmptyInput,
             "found only blank and comment lines, expected a Journal revision starting with `FORMAT nenjim-journal/1`",
         ));
     }
     let end = lines.end();
     let Some(mut body) = body else {
-        return Err(build::syntax_error(
+        return Err(error::syntax_error(
             end.0,
             end.1,
             format!("found the end of the text, expected {}", header.expected()),

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_api::error::ErrorContext as _;
 use nenjim_journal_fs::{LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use serde::Serialize;
 

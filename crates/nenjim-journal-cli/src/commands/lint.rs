@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use nenjim_journal_api::error::ErrorContext as _;
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build::ErrorContext as _;
 use serde::Serialize;
 
 use super::read_text;

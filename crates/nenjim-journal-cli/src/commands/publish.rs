@@ -18,8 +18,8 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
@@ -84,7 +84,7 @@ pub fn stamp(head: Option<&JournalRevision>) -> Result<JournalVersion, CliError>
         Some(head) if now <= head.journal_version() => {
             let next = head.journal_version().next_second();
             next.ok_or_else(|| {
-                build::error(
+                error::error(
                     ErrorKind::NonIncreasingVersion,
                     format!(
                         "found the head at {}, the last instant a Journal version can name; expected a later one to be possible",

@@ -8,9 +8,9 @@
 //! writes nothing; with other values it is the chain's `ReleaseRewritten`,
 //! located at the release in the head's file, and nothing is written.
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::ArtifactRelease;
-use nenjim_journal_api::model::build::{self};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 
 use super::publish::{Plan, Publish, publish, successor_text};
@@ -71,9 +71,7 @@ fn build_release(args: &ReleaseArgs, pointer: ContentPointer) -> Result<Artifact
     if let Some(description) = &args.description {
         builder.description(description.clone());
     }
-    let refused = |option: &str, error: JournalError| -> CliError {
-        build::error(error.kind(), format!("{option}: {}", error.message())).into()
-    };
+    let refused = |option: &str, error: JournalError| -> CliError { error.context(option).into() };
     for d in &args.depends {
         builder
             .push_dependency(d.clone())
