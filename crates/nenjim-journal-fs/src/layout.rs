@@ -16,10 +16,11 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use crate::LoadOptions;
 use crate::file_system::{EntryKind, FileSystem};
 
-/// The suffix of a runtime revision file.
-pub(crate) const RUNTIME_SUFFIX: &str = ".journal";
-/// The suffix of a version-controlled example file.
-pub(crate) const EXAMPLE_SUFFIX: &str = ".journal.example";
+/// The suffix of a runtime revision file (section 7): the one home of the
+/// name, for every tool that looks for revision files.
+pub const RUNTIME_SUFFIX: &str = ".journal";
+/// The suffix of a version-controlled example file (section 7).
+pub const EXAMPLE_SUFFIX: &str = ".journal.example";
 
 /// One file the loader will read: `<root>/<coordinate>/<version>.journal`
 /// (or `.journal.example` when examples are included).

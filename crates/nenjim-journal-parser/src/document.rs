@@ -4,8 +4,10 @@
 //! [`Header`]; after it the body accepts one optional `INFORMATION`, then
 //! release blocks, then policy statements. A line in any other place (a
 //! header keyword after the header, a `RELEASE` after a policy statement, a
-//! property outside a release, an unknown keyword) is a syntax error. The
-//! first error in text order is the one returned.
+//! property outside a release, an unknown keyword) is a syntax error; the
+//! rule that releases come before policy is the builder's
+//! (`RevisionBuilder::check_release_allowed`), asked at the `RELEASE`
+//! keyword. The first error in text order is the one returned.
 
 use std::ops::Range;
 
@@ -19,6 +21,7 @@ use crate::interner::Interner;
 use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
 use crate::release::{OpenRelease, Property};
+use crate::semantic::located;
 use crate::tokens::{Cursor, Token, shown};
 
 /// What the body expects next.
@@ -159,12 +162,8 @@ impl Body<'_> {
             return Ok(None);
         }
         if word == "RELEASE" {
-            if self.stage == Stage::Policy {
-                return Err(line.syntax(
-                    keyword.start,
-                    "found `RELEASE` after a policy statement, expected a policy statement (releases come before policy)",
-                ));
-            }
+            // Releases before policy: the builder's rule, reported at the keyword.
+            located(self.revision.check_release_allowed(), &line, keyword.start)?;
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Releases;
             let open = OpenRelease::open(cursor, &self.revision)?;
