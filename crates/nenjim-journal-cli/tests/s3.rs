@@ -4,32 +4,28 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use nenjim_journal_testkit::cli::{self, command, output, sha256_hex};
 use nenjim_journal_testkit::moto::Moto;
-use sha2::{Digest as _, Sha256};
 
 fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
-        .args(args)
-        .current_dir(dir)
-        .env("AWS_ENDPOINT_URL", moto.endpoint())
-        .env("AWS_ALLOW_HTTP", "true")
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .env("AWS_REGION", "us-east-1")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+    output(
+        command(env!("CARGO_BIN_EXE_nenjim-journal"), &args)
+            .current_dir(dir)
+            .env("AWS_ENDPOINT_URL", moto.endpoint())
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1")
+            .env("NO_COLOR", "1"),
+    )
 }
 
+/// The standard output of a command that must succeed.
 fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    cli::assert_code(output, 0);
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
@@ -116,10 +112,7 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
     // idempotent, and refused over other bytes under its name.
     let blob: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(dir.path().join("blob.bin"), &blob).unwrap();
-    let hex: String = Sha256::digest(&blob)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex = sha256_hex(&blob);
     let put_blob = [
         "put-blob",
         "--store",

@@ -54,19 +54,7 @@ fn the_error_that_poisons_a_writer_is_the_one_every_later_append_returns() {
     let mut old = FsJournalWriter::open(root.path(), WriterOptions::new()).unwrap();
     old.append(&genesis("aaa", "20260101T000000Z")).unwrap();
     // Another machine sees the lease expired and takes the root over.
-    let lease_path = root.path().join(".ledger/lease");
-    let lease = std::fs::read_to_string(&lease_path).unwrap();
-    let expired: Vec<String> = lease
-        .lines()
-        .map(|l| {
-            if l.starts_with("expires ") {
-                "expires 1".to_owned()
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect();
-    std::fs::write(&lease_path, expired.join("\n") + "\n").unwrap();
+    nenjim_journal_testkit::feeds::expire_lease_of(root.path());
     let _new = FsJournalWriter::open(root.path(), WriterOptions::new()).unwrap();
     let first = old.append(&genesis("bbb", "20260101T000000Z")).unwrap_err();
     assert_eq!(first.kind(), ErrorKind::LeaseLost, "{first}");
