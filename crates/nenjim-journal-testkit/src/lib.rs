@@ -14,7 +14,10 @@
 //!   fails one of them ([`faults::Recording`]), including swaps done really
 //!   on disk between the listing and the read;
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
-//!   tests by the chain crate.
+//!   tests by the chain crate;
+//! - `cli` (feature `cli`): running a built command, its exit code, text
+//!   and JSON (the CLI's tests);
+//! - [`moto`]: the S3 protocol server of the bucket tests.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -22,6 +25,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod checks;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod docs;
 pub mod faults;
 pub mod feeds;
