@@ -33,8 +33,9 @@ use crate::model::build::ErrorContext;
 /// The kinds are grouped by the layer that reports them: lifecycle
 /// (`NotStarted` …), text (`EmptyInput`, `Syntax`, `Semantic`), chain
 /// (`Conflict` … `ReleaseRewritten`), filesystem (`RootMissing` … `Io`),
-/// the change feed (`FollowUnsupported`) and the append path (`LeaseHeld` …
-/// `LedgerMismatch`). New kinds may be added.
+/// the change feed (`FollowUnsupported`), the append path (`LeaseHeld` …
+/// `LedgerMismatch`) and the verifiable ledger (`CheckpointInvalid`,
+/// `CheckpointMismatch`, `Rollback`). New kinds may be added.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
@@ -99,6 +100,17 @@ pub enum ErrorKind {
     /// A recorded revision is missing or its bytes no longer match the ledger,
     /// or the ledger itself is malformed.
     LedgerMismatch,
+    /// A signed ledger's checkpoint is missing, malformed or wrongly
+    /// signed (a bad signature, no signature of the expected key), a note
+    /// key is malformed, or a writer lacks the key of a signed root
+    /// (format section 10).
+    CheckpointInvalid,
+    /// The records do not hash to the checkpoint's root, or its size
+    /// differs from the ledger's (format section 10).
+    CheckpointMismatch,
+    /// A checkpoint smaller than, or not consistent with, one already
+    /// verified (format section 10).
+    Rollback,
 }
 
 impl ErrorKind {
@@ -135,6 +147,9 @@ impl ErrorKind {
             ErrorKind::BlobMissing => "BlobMissing",
             ErrorKind::BlobMismatch => "BlobMismatch",
             ErrorKind::LedgerMismatch => "LedgerMismatch",
+            ErrorKind::CheckpointInvalid => "CheckpointInvalid",
+            ErrorKind::CheckpointMismatch => "CheckpointMismatch",
+            ErrorKind::Rollback => "Rollback",
         }
     }
 }
