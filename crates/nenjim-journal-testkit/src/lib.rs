@@ -12,7 +12,9 @@
 //!   fails one of them ([`faults::Recording`]), including swaps done really
 //!   on disk between the listing and the read;
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
-//!   tests by the chain crate.
+//!   tests by the chain crate;
+//! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
+//!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -25,3 +27,4 @@ pub mod faults;
 pub mod memory_fs;
 pub mod moto;
 pub mod texts;
+pub mod tlog_checks;

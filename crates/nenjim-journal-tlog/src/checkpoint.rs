@@ -243,3 +243,18 @@ pub fn verify_cosignature(note: &Note, key: &VerifierKey) -> Result<u64, Journal
         ))
     })
 }
+
+/// How many of the `witnesses` (distinct keys) carry a valid
+/// `cosignature/v1` on the note: what a `--quorum N` compares with `N`.
+/// A witness with no line, or an invalid one, does not count; a key
+/// listed twice counts once.
+pub fn count_cosignatures(note: &Note, witnesses: &[VerifierKey]) -> usize {
+    let mut counted: Vec<(&str, u32)> = Vec::new();
+    for witness in witnesses {
+        let id = (witness.name(), witness.key_hash());
+        if !counted.contains(&id) && verify_cosignature(note, witness).is_ok() {
+            counted.push(id);
+        }
+    }
+    counted.len()
+}

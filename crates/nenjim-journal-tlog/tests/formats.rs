@@ -3,7 +3,9 @@
 //! `CheckpointInvalid`, located where the input is text.
 
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_tlog::checkpoint::{Checkpoint, cosign, cosigned_message, verify_cosignature};
+use nenjim_journal_tlog::checkpoint::{
+    Checkpoint, cosign, cosigned_message, count_cosignatures, verify_cosignature,
+};
 use nenjim_journal_tlog::hash::leaf_hash;
 use nenjim_journal_tlog::note::{Algorithm, Note, NoteSignature, SignerKey, VerifierKey, key_hash};
 use proptest::prelude::*;
@@ -345,6 +347,23 @@ fn cosignatures_verify_and_are_refused_when_wrong() {
     assert!(cosign(&note, &log, 1).is_err());
     assert!(cosign(&note, &w1, u64::MAX).is_err());
     assert!(verify_cosignature(&note, &log.verifier()).is_err());
+    // The quorum counts valid cosignatures of the named keys, each once.
+    let w3 = witness("witness.example/w3", 13);
+    let mut both = reparsed.clone();
+    both.add_signature(cosign(&both, &w2, 9).unwrap());
+    let mut forged = cosign(&both, &w3, 9).unwrap();
+    forged.signature[20] ^= 1;
+    both.add_signature(forged);
+    let keys = [
+        w1.verifier(),
+        w2.verifier(),
+        w3.verifier(),
+        w1.verifier(),
+        log.verifier(),
+    ];
+    assert_eq!(count_cosignatures(&both, &keys), 2);
+    assert_eq!(count_cosignatures(&both, &keys[2..3]), 0);
+    assert_eq!(count_cosignatures(&shifted, &keys[..1]), 0);
     let truncated = NoteSignature {
         name: w1.name().to_owned(),
         key_hash: w1.key_hash(),

@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod formats;
+mod hardening_fuzz;
 mod interop_go;
 mod proofs;
