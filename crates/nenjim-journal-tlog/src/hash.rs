@@ -7,7 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
-/// The size of a [`Hash`] in bytes.
+/// The size of a [`Hash`](struct@Hash) in bytes.
 pub const HASH_SIZE: usize = 32;
 
 /// A SHA-256 hash of the tree: a leaf, a node, a subtree or a root.
