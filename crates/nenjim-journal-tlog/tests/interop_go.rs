@@ -8,7 +8,9 @@
 //! byte for byte (`tlog.ReadTileData`), the tiles as Go's verified
 //! `tlog.TileHashReader` reads them, inclusion proofs (`tlog.CheckRecord`,
 //! and equal to `tlog.ProveRecord`'s) and a consistency proof
-//! (`tlog.CheckTree`, equal to `tlog.ProveTree`'s); and the other way, a
+//! (`tlog.CheckTree`, equal to `tlog.ProveTree`'s), a witness's
+//! `cosignature/v1` (checked with `crypto/ed25519` by the C2SP text, as
+//! x/mod has no cosignatures); and the other way, a
 //! key pair from `note.GenerateKey` and a note Go signed with it, which
 //! this crate reads, verifies and signs identically.
 //!
@@ -23,7 +25,7 @@ use std::process::Command;
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
-use nenjim_journal_tlog::checkpoint::Checkpoint;
+use nenjim_journal_tlog::checkpoint::{Checkpoint, cosign};
 use nenjim_journal_tlog::note::{Algorithm, Note, SignerKey, VerifierKey};
 use nenjim_journal_tlog::tile::{Tile, TileHashes};
 use nenjim_journal_tlog::tree::{TreeState, prove_consistency, prove_inclusion};
@@ -190,6 +192,12 @@ fn go_sumdb_note_and_tlog_accept_what_this_crate_writes() {
     let (old_size, _) = old.unwrap();
     fs::write(dir.join("vkey"), key.verifier().to_string()).unwrap();
     fs::write(dir.join("skey"), key.to_key_string()).unwrap();
+    // A witness cosigns the newest checkpoint.
+    let witness = SignerKey::generate("witness.example/w1", Algorithm::CosignatureV1).unwrap();
+    let mut cosigned = Note::parse(&fs::read(dir.join("checkpoint")).unwrap()).unwrap();
+    cosigned.add_signature(cosign(&cosigned, &witness, 1_764_579_600).unwrap());
+    fs::write(dir.join("cosigned"), cosigned.to_string()).unwrap();
+    fs::write(dir.join("witness"), witness.verifier().to_string()).unwrap();
 
     // Proofs from the tiles alone, as a verifier with static files makes them.
     let size = state.size();
@@ -213,6 +221,7 @@ fn go_sumdb_note_and_tlog_accept_what_this_crate_writes() {
         // 256 + 1 level-0 tiles, one level-1 tile, one level-2 tile of width 1.
         "ok tlog.ReadTileData gives the 259 hash tiles byte for byte",
         "ok tlog.TileHashReader reads the tiles and they hash to the checkpoint",
+        "ok the cosignature/v1 of witness.example/w1 at 1764579600 verifies",
         "ok tlog.CheckRecord accepts the inclusion proof of record 65599",
         "ok tlog.CheckTree accepts the consistency proof from 1000 to 65600",
         "ok 11 proofs",

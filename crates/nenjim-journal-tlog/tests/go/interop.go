@@ -15,7 +15,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -186,6 +188,8 @@ func atoi(s string) int64 {
 //	checkpoint         a checkpoint signed by the Rust side, over the records
 //	checkpoint.old     an older one
 //	tile/...           the hash tiles and entry bundles of the tree
+//	cosigned, witness  the checkpoint with a witness's cosignature/v1 line,
+//	                   and the witness's verifier key (type 0x04)
 //	proofs             lines "inclusion <index> <hashes>" and
 //	                   "consistency <hashes>" (base64, comma-separated, "-"
 //	                   for none), proofs the Rust side computed from its
@@ -290,6 +294,8 @@ func checkDir(dir string) {
 	}
 	fmt.Println("ok tlog.TileHashReader reads the tiles and they hash to the checkpoint")
 
+	checkCosignature(dir, verifiers)
+
 	f, err := os.Open(filepath.Join(dir, "proofs"))
 	if err != nil {
 		fail("%v", err)
@@ -344,4 +350,50 @@ func checkDir(dir string) {
 		fail("no proof checked")
 	}
 	fmt.Printf("ok %d proofs\n", checked)
+}
+
+// checkCosignature verifies a witness's cosignature by C2SP tlog-cosignature
+// alone (x/mod has no cosignature support): the vkey's type byte 0x04 and
+// key ID, the signature line's key ID, 8-byte big-endian timestamp and
+// Ed25519 signature over "cosignature/v1\ntime <t>\n" and the note text.
+func checkCosignature(dir string, verifiers note.Verifiers) {
+	vkey := strings.TrimSpace(string(read(dir, "witness")))
+	parts := strings.SplitN(vkey, "+", 3)
+	if len(parts) != 3 {
+		fail("witness key %q", vkey)
+	}
+	name := parts[0]
+	hash, err := strconv.ParseUint(parts[1], 16, 32)
+	if err != nil || len(parts[1]) != 8 {
+		fail("witness key hash %q", parts[1])
+	}
+	key, err := base64.StdEncoding.DecodeString(parts[2])
+	if err != nil || len(key) != 33 || key[0] != 0x04 {
+		fail("witness key %q is not type 0x04 and 32 bytes", parts[2])
+	}
+	id := sha256.Sum256(append([]byte(name+"\n"), key...))
+	if binary.BigEndian.Uint32(id[:4]) != uint32(hash) {
+		fail("witness key hash %08x, expected %x", hash, id[:4])
+	}
+	n, err := note.Open(read(dir, "cosigned"), verifiers)
+	if err != nil {
+		fail("note.Open of the cosigned checkpoint: %v", err)
+	}
+	for _, sig := range n.UnverifiedSigs {
+		if sig.Name != name || sig.Hash != uint32(hash) {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(sig.Base64)
+		if err != nil || len(raw) != 4+8+64 {
+			fail("cosignature of %s is not 4+8+64 bytes", name)
+		}
+		ts := binary.BigEndian.Uint64(raw[4:12])
+		msg := fmt.Sprintf("cosignature/v1\ntime %d\n%s", ts, n.Text)
+		if !ed25519.Verify(ed25519.PublicKey(key[1:]), []byte(msg), raw[12:]) {
+			fail("cosignature of %s does not verify", name)
+		}
+		fmt.Printf("ok the cosignature/v1 of %s at %d verifies (crypto/ed25519 over the C2SP tlog-cosignature message)\n", name, ts)
+		return
+	}
+	fail("no cosignature of %s+%08x", name, hash)
 }
