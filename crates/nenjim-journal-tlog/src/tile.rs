@@ -318,8 +318,9 @@ where
 }
 
 /// The subtree hashes of a tree of `size` leaves, read from its hash
-/// tiles (each tile read once): a [`HashSource`] for the proofs of a
-/// verifier that has only the tiles. The hashes are taken as they are;
+/// tiles (each tile read once; a partial tile that is gone is read from
+/// its full tile): a [`HashSource`] for the proofs of a verifier that has
+/// only the tiles, possibly of a later tree. The hashes are taken as they are;
 /// a proof built from them is checked against a signed root, which is
 /// what makes them trustworthy.
 #[derive(Debug)]
@@ -347,25 +348,45 @@ impl<R: TileReader> TileHashes<R> {
     fn tile(&mut self, tile: Tile) -> Result<&[u8], JournalError> {
         let key = (tile.level(), tile.index);
         if !self.tiles.contains_key(&key) {
-            let data = self
-                .reader
-                .read_tile(&tile)
-                .map_err(|e| e.with_path(tile.path()))?;
-            let expected = usize::from(tile.width) * HASH_SIZE;
-            if data.len() != expected {
-                return Err(build::error(
-                    ErrorKind::CheckpointMismatch,
-                    format!(
-                        "found a hash tile of {} bytes, expected {expected} ({} hashes)",
-                        data.len(),
-                        tile.width
-                    ),
-                )
-                .with_path(tile.path()));
-            }
+            let data = match self.read_checked(tile) {
+                Ok(data) => data,
+                // A partial tile may be gone once its full tile exists
+                // (C2SP): its first hashes are the partial tile's.
+                Err(partial) if !tile.is_full() => {
+                    let full = Tile {
+                        width: TILE_WIDTH,
+                        ..tile
+                    };
+                    let mut data = self.read_checked(full).map_err(|_| partial)?;
+                    data.truncate(usize::from(tile.width) * HASH_SIZE);
+                    data
+                }
+                Err(e) => return Err(e),
+            };
             self.tiles.insert(key, data);
         }
         Ok(self.tiles.get(&key).map_or(&[][..], Vec::as_slice))
+    }
+
+    /// Reads `tile`, refusing bytes that are not `width` hashes.
+    fn read_checked(&mut self, tile: Tile) -> Result<Vec<u8>, JournalError> {
+        let data = self
+            .reader
+            .read_tile(&tile)
+            .map_err(|e| e.with_path(tile.path()))?;
+        let expected = usize::from(tile.width) * HASH_SIZE;
+        if data.len() != expected {
+            return Err(build::error(
+                ErrorKind::CheckpointMismatch,
+                format!(
+                    "found a hash tile of {} bytes, expected {expected} ({} hashes)",
+                    data.len(),
+                    tile.width
+                ),
+            )
+            .with_path(tile.path()));
+        }
+        Ok(data)
     }
 }
 

@@ -308,3 +308,36 @@ fn proofs_of_leaves_past_the_tree_are_refused() {
     assert!(verify_consistency(0, 5, &tree_hash(&[]), &root, &[]).is_ok());
     assert!(verify_consistency(0, 5, &root, &root, &[]).is_err());
 }
+
+#[test]
+fn an_older_tree_is_proved_from_the_tiles_of_a_later_one() {
+    // The partial level-0 tile of the older size is gone once its full
+    // tile exists (as C2SP allows): its root and proofs come from the full
+    // tile (and the level-1 partial of width 1, kept: its full tile is not
+    // there yet).
+    let (_, mut store) = grow(&[300, 700]);
+    assert!(store.remove("tile/0/001.p/44").is_some());
+    assert!(store.contains_key("tile/0/001") && store.contains_key("tile/1/000.p/1"));
+    let mut from_tiles = TileHashes::new(300, reader(&store));
+    assert_eq!(
+        tree_root(&mut from_tiles, 300).unwrap(),
+        tree_hash(&leaves(300))
+    );
+    let mut memory = LeafHashes(leaves(300));
+    assert_eq!(
+        prove_inclusion(&mut from_tiles, 300, 299).unwrap(),
+        prove_inclusion(&mut memory, 300, 299).unwrap()
+    );
+    // A subtree past the tree is refused, not read.
+    let mut hashes = TileHashes::new(300, reader(&store));
+    assert_eq!(
+        prove_inclusion(&mut hashes, 300, 300).unwrap_err().kind(),
+        ErrorKind::CheckpointMismatch
+    );
+    // Without the tile at all: the reader's error, with the tile's path.
+    let empty = BTreeMap::new();
+    let mut none = TileHashes::new(300, reader(&empty));
+    let e = tree_root(&mut none, 300).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e.to_string().starts_with("tile/"), "{e}");
+}
