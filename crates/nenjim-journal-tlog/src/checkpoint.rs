@@ -166,6 +166,61 @@ impl Checkpoint {
     }
 }
 
+impl Checkpoint {
+    /// Checks that this checkpoint covers exactly a ledger of `size`
+    /// entries whose records hash to `root` (format section 10, reading);
+    /// `CheckpointMismatch` otherwise.
+    pub fn check_tree(&self, size: u64, root: &Hash) -> Result<(), JournalError> {
+        if self.size != size {
+            return Err(build::error(
+                ErrorKind::CheckpointMismatch,
+                format!(
+                    "found a checkpoint of {} entries, expected the {size} entries of the ledger",
+                    self.size
+                ),
+            ));
+        }
+        if self.root != *root {
+            return Err(build::error(
+                ErrorKind::CheckpointMismatch,
+                format!(
+                    "found the root hash {} in the checkpoint, expected {root}, the hash of the ledger's {size} records",
+                    self.root
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that `newer` extends this checkpoint: the same origin, a
+    /// size at least this one's, and `proof` an RFC 6962 consistency proof
+    /// between the two trees (empty for equal sizes, which need equal
+    /// roots); `Rollback` otherwise (format section 10: a refresh, a
+    /// writer replacing the checkpoint, a witness).
+    pub fn check_extension(&self, newer: &Checkpoint, proof: &[Hash]) -> Result<(), JournalError> {
+        if newer.origin != self.origin {
+            return Err(build::error(
+                ErrorKind::Rollback,
+                format!(
+                    "found a checkpoint of the origin {}, expected {}",
+                    build::shown(&newer.origin),
+                    build::shown(&self.origin)
+                ),
+            ));
+        }
+        if newer.size < self.size {
+            return Err(build::error(
+                ErrorKind::Rollback,
+                format!(
+                    "found a checkpoint of {} entries, expected at least the {} of the one already verified",
+                    newer.size, self.size
+                ),
+            ));
+        }
+        crate::tree::verify_consistency(self.size, newer.size, &self.root, &newer.root, proof)
+    }
+}
+
 impl fmt::Display for Checkpoint {
     /// The note text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

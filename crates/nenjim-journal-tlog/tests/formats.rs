@@ -397,3 +397,32 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn checkpoints_check_a_ledger_and_an_extension() {
+    use nenjim_journal_tlog::hash::tree_hash;
+    use nenjim_journal_tlog::tree::{LeafHashes, prove_consistency};
+    let leaves: Vec<_> = (0..20u8).map(|i| leaf_hash(&[i])).collect();
+    let at = |n: usize| Checkpoint::new("o", n as u64, tree_hash(&leaves[..n])).unwrap();
+    let (old, new) = (at(7), at(20));
+    old.check_tree(7, &tree_hash(&leaves[..7])).unwrap();
+    for (size, root) in [(8, tree_hash(&leaves[..7])), (7, tree_hash(&leaves[..6]))] {
+        let e = old.check_tree(size, &root).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CheckpointMismatch, "{e}");
+    }
+    let mut memory = LeafHashes(leaves.clone());
+    let proof = prove_consistency(&mut memory, 7, 20).unwrap();
+    old.check_extension(&new, &proof).unwrap();
+    old.check_extension(&old, &[]).unwrap();
+    // Smaller, forked, of another origin: Rollback.
+    let forked = Checkpoint::new("o", 20, leaf_hash(b"fork")).unwrap();
+    let other = Checkpoint::new("p", 20, *new.root()).unwrap();
+    for e in [
+        new.check_extension(&old, &proof).unwrap_err(),
+        old.check_extension(&forked, &proof).unwrap_err(),
+        old.check_extension(&other, &proof).unwrap_err(),
+        old.check_extension(&at(7).clone(), &proof).unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), ErrorKind::Rollback, "{e}");
+    }
+}
