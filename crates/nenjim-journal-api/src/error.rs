@@ -43,7 +43,9 @@ use std::sync::Arc;
 /// (`NotStarted` …), text (`EmptyInput`, `Syntax`, `Semantic`), chain
 /// (`Conflict` … `ReleaseRewritten`), filesystem (`RootMissing` … `Io`),
 /// the change feed (`FollowUnsupported`), the append path (`LeaseHeld` …
-/// `LedgerMismatch`) and the caller (`Usage`). New kinds may be added.
+/// `LedgerMismatch`), the verifiable ledger (`CheckpointInvalid`,
+/// `CheckpointMismatch`, `Rollback`) and the caller (`Usage`). New kinds
+/// may be added.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
@@ -108,6 +110,17 @@ pub enum ErrorKind {
     /// A recorded revision is missing or its bytes no longer match the ledger,
     /// or the ledger itself is malformed.
     LedgerMismatch,
+    /// A signed ledger's checkpoint is missing, malformed or wrongly
+    /// signed (a bad signature, no signature of the expected key), a note
+    /// key is malformed, or a writer lacks the key of a signed root
+    /// (format section 10).
+    CheckpointInvalid,
+    /// The records do not hash to the checkpoint's root, or its size
+    /// differs from the ledger's (format section 10).
+    CheckpointMismatch,
+    /// A checkpoint smaller than, or not consistent with, one already
+    /// verified (format section 10).
+    Rollback,
     /// The caller asked for something its own configuration rules out (a
     /// blob put by a writer with no content store): a usage error, not the
     /// journal's nor the machine's.
@@ -148,6 +161,9 @@ impl ErrorKind {
             ErrorKind::BlobMissing => "BlobMissing",
             ErrorKind::BlobMismatch => "BlobMismatch",
             ErrorKind::LedgerMismatch => "LedgerMismatch",
+            ErrorKind::CheckpointInvalid => "CheckpointInvalid",
+            ErrorKind::CheckpointMismatch => "CheckpointMismatch",
+            ErrorKind::Rollback => "Rollback",
             ErrorKind::Usage => "Usage",
         }
     }

@@ -16,8 +16,11 @@
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
 //!   tests by the chain crate;
 //! - `cli` (feature `cli`): running a built command, its exit code, text
-//!   and JSON (the CLI's tests);
-//! - [`moto`]: the S3 protocol server of the bucket tests.
+//!   and JSON, a root's files and ledger records, a child in the
+//!   background (the CLI's tests);
+//! - [`moto`]: the S3 protocol server of the bucket tests;
+//! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
+//!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -33,3 +36,4 @@ pub mod feeds;
 pub mod memory_fs;
 pub mod moto;
 pub mod texts;
+pub mod tlog_checks;

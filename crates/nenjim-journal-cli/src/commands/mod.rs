@@ -10,6 +10,7 @@ mod events;
 mod generated;
 mod history;
 pub mod init;
+pub mod keygen;
 mod lint;
 mod list;
 mod policy;
@@ -68,6 +69,7 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Yank(args) => policy::yank(args, ui),
         Command::Deprecate(args) => policy::deprecate(args, ui),
         Command::Recommend(args) => policy::recommend(args, ui),
+        Command::Keygen(args) => keygen::run(args, ui),
     }
 }
 
