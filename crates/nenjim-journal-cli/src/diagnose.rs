@@ -23,10 +23,10 @@ use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{
     EntryKind, FileSystem, LoadOptions, ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem,
-    Store as _,
 };
 
 use crate::address::Address;
+use nenjim_journal_store::BlobStore as _;
 
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -327,8 +327,8 @@ pub fn count_examples(fs: &dyn FileSystem, root: &Path) -> usize {
 mod tests {
     use std::path::Path;
 
-    use nenjim_journal_fs::{RealFileSystem, Store as _};
     use nenjim_journal_objstore::ObjectFs;
+    use nenjim_journal_store::{BlobStore as _, RealFileSystem};
     use nenjim_journal_testkit::texts::{broken_root, files};
 
     use super::{Diagnosis, scan_with};
@@ -377,9 +377,7 @@ mod tests {
         let bucket = ObjectFs::memory().unwrap();
         let root = Path::new("/journals/broken");
         for (relative, bytes) in files(dir.path()) {
-            bucket
-                .create(&root.join(relative), &bytes, Path::new("/tmp"))
-                .unwrap();
+            bucket.put_if_absent(&root.join(relative), &bytes).unwrap();
         }
         let from_bucket = scan_with(&bucket, root, false, usize::MAX).unwrap();
         assert_eq!(rows(&from_bucket, root), expected);

@@ -7,8 +7,8 @@ use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
-use crate::file_system::FileSystem;
 use crate::layout::RevisionFile;
+use nenjim_journal_store::FileSystem;
 
 fn too_large(file: &RevisionFile, len: u64) -> JournalError {
     build::error(

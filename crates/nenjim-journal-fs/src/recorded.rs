@@ -12,11 +12,11 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, Revisio
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, RevisionFile};
 use crate::ledger::{Ledger, RevisionPointer};
 use crate::read;
 use crate::{LoadOptions, pipeline};
+use nenjim_journal_store::FileSystem;
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
     build::error(ErrorKind::LedgerMismatch, message).with_path(path)
@@ -279,6 +279,32 @@ pub(crate) fn refresh(
     let held = |c: &ArtifactCoordinate, v| current.revision(c, v).is_some();
     let unrecorded = unrecorded_files(fs, root, options, &held)?.len();
     Ok(build::refresh_report(ingested, unchanged, unrecorded))
+}
+
+/// Ingests the revisions `entries` record into `state` at their sequences,
+/// one file read each (the writer's catch-up after `TipMoved`).
+pub(crate) fn ingest(
+    fs: &dyn FileSystem,
+    root: &Path,
+    entries: &[crate::ledger::Entry],
+    state: &ChainState,
+) -> Result<ChainState, JournalError> {
+    let mut current = state.clone();
+    let mut interner = Interner::default();
+    for entry in entries {
+        let Some(pointer) = entry.revision() else {
+            continue;
+        };
+        let parsed = read_recorded(
+            fs,
+            &artifact_dir(root, pointer),
+            pointer,
+            &mut interner,
+            None,
+        )?;
+        ingest_at(&mut current, root, entry.sequence(), parsed.into_revision())?;
+    }
+    Ok(current)
 }
 
 /// The revision files of `root` that the Journal loaded from its ledger

@@ -10,9 +10,9 @@ use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, SharedInterner};
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
+use nenjim_journal_store::FileSystem;
 
 /// What the parallel step of a refresh learned about one file.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 //! # Brief overview
 //!
 //! [`ObjectFs`] implements the loader's [`FileSystem`] and the writer's
-//! [`Store`] over an [`ObjectStore`], so that the reference Journal
+//! [`BlobStore`] over an [`ObjectStore`], so that the reference Journal
 //! (`JournalAssembly::with_file_system`) loads and refreshes a root in a
 //! bucket, and `FsJournalWriter::open_store` appends to it, with the same
 //! rules, errors and sequences as a root on a local disk. It is a crate of
@@ -17,20 +17,20 @@
 //! `/journals/main/left-pad/20261129T101530Z.journal` is the key
 //! `journals/main/left-pad/20261129T101530Z.journal`. A "directory" is a
 //! key prefix: it exists when some object has it, and the writer's
-//! [`Store::ensure_dir`] puts an empty `.keep` object in it (a hidden name,
+//! [`ObjectFs::ensure_dir`] puts an empty `.keep` object in it (a hidden name,
 //! ignored by the loader), so that an empty root exists once created.
 //!
 //! | the local root | in an object store |
 //! | --- | --- |
 //! | a revision, a segment: temporary file, fsync, hard link | one put, created only if absent (`If-None-Match: *`) |
-//! | a blob, streamed and named by its SHA-256 | spooled while hashed, then one put created only if absent (a multipart upload above [`SINGLE_PUT_MAX`], see [`Store::create_by_digest`]) |
+//! | a blob, streamed and named by its SHA-256 | spooled while hashed, then one put created only if absent (a multipart upload above [`SINGLE_PUT_MAX`], see [`BlobStore::put_by_digest`]) |
 //! | a ledger entry: a symbolic link whose target is the record | an object holding the record, created only if absent |
 //! | the lease, replaced under a `flock` | replaced by a put only if its ETag is unchanged (`If-Match`) |
 //!
 //! # Stores that lie, and answers that are lost
 //!
 //! Some S3 clones and emulators ignore preconditions. A writer's open calls
-//! [`Store::check_conditional_writes`], which puts a probe object twice and
+//! [`BlobStore::check_conditional_writes`], which puts a probe object twice and
 //! requires the second create to be refused; a store that accepts it is
 //! refused for writing. A create whose answer is lost (a timeout, an
 //! `object_store` retry that finds its own first attempt, a `409 Conflict`
@@ -70,7 +70,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::TryStreamExt as _;
 use futures::stream::BoxStream;
 use nenjim_journal_api::valuetypes::ContentPointer;
-use nenjim_journal_fs::{Created, EntryKind, EntryMetadata, FileSystem, Store, Version};
+use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
 use object_store::path::{Path as Key, PathPart};
 use object_store::{
     ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, PutPayload, UpdateVersion,
@@ -110,14 +110,14 @@ fn bump(counter: &AtomicU64) {
 }
 
 /// A root's store in an [`ObjectStore`]: the loader's [`FileSystem`] and
-/// the writer's [`Store`] (see the [crate docs](crate)).
+/// the writer's [`BlobStore`] (see the [crate docs](crate)).
 pub struct ObjectFs {
     store: Arc<dyn ObjectStore>,
     location: String,
-    /// Shared with the readers [`Store::open`] hands out.
+    /// Shared with the readers [`BlobStore::open`] hands out.
     runtime: Arc<tokio::runtime::Runtime>,
     /// Blobs up to this size go in one conditional put, larger ones in a
-    /// multipart upload (see [`Store::create_by_digest`]).
+    /// multipart upload (see [`BlobStore::put_by_digest`]).
     single_put_max: u64,
     counters: Counters,
     /// Directories known to exist (their `.keep` is there).
@@ -142,7 +142,7 @@ impl fmt::Debug for ObjectFs {
 /// The name of the empty object that makes a directory exist.
 pub const KEEP: &str = ".keep";
 
-/// The largest blob [`Store::create_by_digest`] sends in one conditional
+/// The largest blob [`BlobStore::put_by_digest`] sends in one conditional
 /// put (`If-None-Match: *`) by default; a larger one goes in a multipart
 /// upload of [`PART_BYTES`] parts (see [`ObjectFs::with_single_put_max`]).
 pub const SINGLE_PUT_MAX: u64 = 64 * 1024 * 1024;
@@ -170,6 +170,24 @@ fn io_error(error: object_store::Error) -> io::Error {
             _ => io::ErrorKind::Other,
         };
     io::Error::new(kind, error)
+}
+
+/// The version of an object: its ETag and its version, as `If-Match`
+/// compares them.
+fn version_of(e_tag: &Option<String>, version: &Option<String>) -> Version {
+    Version::new(format!(
+        "{}\n{}",
+        e_tag.as_deref().unwrap_or_default(),
+        version.as_deref().unwrap_or_default()
+    ))
+}
+
+/// The refusal of an object over a read's limit.
+fn too_large(size: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("the object holds {size} bytes"),
+    )
 }
 
 /// Whether a put was refused because the object exists or changed.
@@ -264,6 +282,40 @@ impl ObjectFs {
         }
     }
 
+    /// The bytes of `key` and its metadata, never more than `limit + 1` of
+    /// them read: an object whose answer says it holds more than `limit`
+    /// is refused (`FileTooLarge`) before its body is read, and a body
+    /// longer than its answer said is cut off after `limit + 1` bytes.
+    fn get_bounded(
+        &self,
+        key: &Key,
+        limit: u64,
+    ) -> Result<io::Result<(Vec<u8>, object_store::ObjectMeta)>, object_store::Error> {
+        use futures::StreamExt as _;
+        bump(&self.counters.get);
+        self.runtime.block_on(async {
+            let result = self.store.get(key).await?;
+            let meta = result.meta.clone();
+            if meta.size > limit {
+                return Ok(Err(too_large(meta.size)));
+            }
+            let wanted = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+            let mut bytes = Vec::with_capacity(usize::try_from(meta.size).unwrap_or(0));
+            let mut stream = result.into_stream();
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk?;
+                let room = wanted - bytes.len();
+                bytes.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+                if bytes.len() == wanted {
+                    // More than the answer said: stop reading (the rest of
+                    // the body is dropped with the stream).
+                    break;
+                }
+            }
+            Ok(Ok((bytes, meta)))
+        })
+    }
+
     fn get(&self, key: &Key) -> Result<(Vec<u8>, object_store::ObjectMeta), object_store::Error> {
         bump(&self.counters.get);
         self.runtime.block_on(async {
@@ -284,12 +336,20 @@ impl ObjectFs {
     }
 
     fn put(&self, key: &Key, bytes: &[u8], mode: PutMode) -> Result<(), object_store::Error> {
+        self.put_versioned(key, bytes, mode).map(|_| ())
+    }
+
+    fn put_versioned(
+        &self,
+        key: &Key,
+        bytes: &[u8],
+        mode: PutMode,
+    ) -> Result<object_store::PutResult, object_store::Error> {
         bump(&self.counters.put);
         let payload = PutPayload::from(bytes.to_vec());
         let options = PutOptions::from(mode);
         self.runtime
             .block_on(self.store.put_opts(key, payload, options))
-            .map(|_| ())
     }
 
     /// Whether an object has the key `key` (one HEAD).
@@ -310,7 +370,7 @@ impl ObjectFs {
         let result = self.runtime.block_on(async {
             let upload = self.store.put_multipart(key).await.map_err(io_error)?;
             let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
-            let mut buffer = vec![0u8; nenjim_journal_fs::BUFFER_BYTES];
+            let mut buffer = vec![0u8; nenjim_journal_store::BUFFER_BYTES];
             loop {
                 let n = match reader.read(&mut buffer) {
                     Ok(0) => break,
@@ -416,6 +476,24 @@ impl ObjectFs {
         Ok(())
     }
 
+    /// Makes the directory `dir` exist: puts an empty [`KEEP`] object in
+    /// it unless this store knows it has one (an empty root then exists).
+    pub fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
+        if self.dirs.lock().is_ok_and(|d| d.contains(dir)) {
+            return Ok(());
+        }
+        let keep = key(&dir.join(KEEP))?;
+        match self.put(&keep, b"", PutMode::Create) {
+            Ok(()) => {}
+            Err(e) if refused(&e) => {}
+            Err(e) => return Err(io_error(e)),
+        }
+        if let Ok(mut dirs) = self.dirs.lock() {
+            dirs.insert(dir.to_path_buf());
+        }
+        Ok(())
+    }
+
     fn list_dir(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
         bump(&self.counters.list);
         let prefix = (!prefix.as_ref().is_empty()).then_some(prefix);
@@ -493,15 +571,9 @@ impl FileSystem for ObjectFs {
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let key = key(path)?;
-        let (bytes, meta) = self.get(&key).map_err(io_error)?;
-        if meta.size > limit {
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                format!("the object holds {} bytes", meta.size),
-            ));
-        }
-        Ok(bytes)
+        self.get_bounded(&key(path)?, limit)
+            .map_err(io_error)?
+            .map(|(bytes, _)| bytes)
     }
 
     fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
@@ -511,8 +583,28 @@ impl FileSystem for ObjectFs {
     }
 }
 
-impl Store for ObjectFs {
-    fn create(&self, path: &Path, bytes: &[u8], _scratch: &Path) -> io::Result<Created> {
+impl BlobStore for ObjectFs {
+    fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
+        match self.get_bounded(&key(path)?, limit) {
+            Ok(Ok((bytes, meta))) => Ok(Some((bytes, version_of(&meta.e_tag, &meta.version)))),
+            Ok(Err(e)) => Err(e),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(io_error(e)),
+        }
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let listed = self.list_dir(&key(dir)?)?;
+        let dirs = listed.common_prefixes.iter().filter_map(|p| p.filename());
+        let files = listed.objects.iter().filter_map(|o| o.location.filename());
+        Ok(dirs
+            .chain(files)
+            .filter(|n| !n.starts_with('.'))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    fn put_if_absent(&self, path: &Path, bytes: &[u8]) -> io::Result<Created> {
         let key = key(path)?;
         match self.put(&key, bytes, PutMode::Create) {
             Ok(()) => Ok(Created::New),
@@ -532,26 +624,25 @@ impl Store for ObjectFs {
     /// done): its key is its digest, known only at the end, and a put needs
     /// its key first. Up to [`SINGLE_PUT_MAX`] bytes it then goes in one
     /// put created only if absent (`If-None-Match: *`; a refusal or a lost
-    /// answer settled as [`Store::create`] settles it), held in memory while
+    /// answer settled as [`BlobStore::put_if_absent`] settles it), held in memory while
     /// it is sent. A larger blob goes in a multipart upload, which
     /// `object_store` 0.14 cannot make conditional: its key is checked
     /// first (HEAD; present: [`Created::Exists`]), and since the key is the
     /// digest of the bytes, a writer racing to the same key writes the same
     /// bytes.
-    fn create_by_digest(
+    fn put_by_digest(
         &self,
         dir: &Path,
         reader: &mut dyn Read,
-        scratch: &Path,
     ) -> io::Result<(Created, ContentPointer)> {
         let mut spool = tempfile::SpooledTempFile::new(SPOOL_IN_MEMORY);
-        let pointer = nenjim_journal_fs::measure(reader, &mut spool)?;
+        let pointer = nenjim_journal_store::measure(reader, &mut spool)?;
         spool.seek(SeekFrom::Start(0))?;
         let path = dir.join(pointer.digest().to_hex());
         if pointer.size() <= self.single_put_max {
             let mut bytes = Vec::with_capacity(usize::try_from(pointer.size()).unwrap_or(0));
             spool.read_to_end(&mut bytes)?;
-            return Ok((self.create(&path, &bytes, scratch)?, pointer));
+            return Ok((self.put_if_absent(&path, &bytes)?, pointer));
         }
         let key = key(&path)?;
         if self.exists(&key)? {
@@ -561,7 +652,7 @@ impl Store for ObjectFs {
         Ok((Created::New, pointer))
     }
 
-    fn create_entry(&self, path: &Path, record: &str) -> io::Result<()> {
+    fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
         let key = key(path)?;
         if self.create_settled(&key, record.as_bytes())? {
             Ok(())
@@ -573,28 +664,12 @@ impl Store for ObjectFs {
         }
     }
 
-    fn read_versioned(&self, path: &Path) -> io::Result<Option<(Vec<u8>, Version)>> {
-        match self.get(&key(path)?) {
-            Ok((bytes, meta)) => {
-                let version = Version::new(format!(
-                    "{}\n{}",
-                    meta.e_tag.unwrap_or_default(),
-                    meta.version.unwrap_or_default()
-                ));
-                Ok(Some((bytes, version)))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(io_error(e)),
-        }
-    }
-
     fn replace_if_unchanged(
         &self,
         path: &Path,
         bytes: &[u8],
         expected: Option<&Version>,
-        _scratch: &Path,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Option<Version>> {
         let key = key(path)?;
         let mode = match expected {
             None => PutMode::Create,
@@ -610,15 +685,18 @@ impl Store for ObjectFs {
                 })
             }
         };
-        match self.put(&key, bytes, mode) {
-            Ok(()) => Ok(true),
+        match self.put_versioned(&key, bytes, mode) {
+            Ok(result) => Ok(Some(version_of(&result.e_tag, &result.version))),
             // Refused, or the answer lost: what is there now says whether
             // this put landed (its bytes name this writer and an expiry).
-            Err(error) => match self.get_if_exists(&key)? {
-                Some(found) if found == bytes => Ok(true),
-                Some(_) => Ok(false),
-                None if refused(&error) => Ok(false),
-                None => Err(io_error(error)),
+            Err(error) => match self.get(&key) {
+                Ok((found, meta)) if found == bytes => {
+                    Ok(Some(version_of(&meta.e_tag, &meta.version)))
+                }
+                Ok(_) => Ok(None),
+                Err(object_store::Error::NotFound { .. }) if refused(&error) => Ok(None),
+                Err(object_store::Error::NotFound { .. }) => Err(io_error(error)),
+                Err(e) => Err(io_error(e)),
             },
         }
     }
@@ -636,27 +714,6 @@ impl Store for ObjectFs {
             chunk: Vec::new(),
             at: 0,
         }))
-    }
-
-    fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        if self.dirs.lock().is_ok_and(|d| d.contains(dir)) {
-            return Ok(());
-        }
-        let keep = key(&dir.join(KEEP))?;
-        match self.put(&keep, b"", PutMode::Create) {
-            Ok(()) => {}
-            Err(e) if refused(&e) => {}
-            Err(e) => return Err(io_error(e)),
-        }
-        if let Ok(mut dirs) = self.dirs.lock() {
-            dirs.insert(dir.to_path_buf());
-        }
-        Ok(())
-    }
-
-    fn sync(&self, _path: &Path) -> io::Result<()> {
-        // A put is durable when it is answered.
-        Ok(())
     }
 
     fn remove_all(&self, dir: &Path) -> io::Result<()> {
@@ -679,12 +736,7 @@ impl Store for ObjectFs {
         Ok(())
     }
 
-    fn remove_temporaries(&self, _dir: &Path) -> io::Result<()> {
-        // Puts are atomic: an object store holds no temporary file.
-        Ok(())
-    }
-
-    fn check_conditional_writes(&self, probe: &Path, _scratch: &Path) -> io::Result<()> {
+    fn check_conditional_writes(&self, probe: &Path) -> io::Result<()> {
         let key = key(probe)?;
         match self.put(&key, b"probe 1\n", PutMode::Create) {
             Ok(()) => {}
@@ -710,7 +762,7 @@ impl Store for ObjectFs {
     }
 }
 
-/// An object's bytes as they arrive ([`Store::open`]): one chunk of the
+/// An object's bytes as they arrive ([`BlobStore::open`]): one chunk of the
 /// answer in memory at a time.
 struct ObjectReader {
     runtime: Arc<tokio::runtime::Runtime>,

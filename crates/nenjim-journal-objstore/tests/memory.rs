@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_fs::{FileSystem as _, LoadOptions, Store, load_with};
+use nenjim_journal_fs::{FileSystem as _, LoadOptions, load_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::ObjectStore;

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_fs::{LoadOptions, Store, load_with, refresh_with};
+use nenjim_journal_fs::{LoadOptions, load_with, refresh_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;

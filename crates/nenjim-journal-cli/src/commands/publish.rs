@@ -24,7 +24,7 @@ use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatemen
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
 };
-use nenjim_journal_fs::{Store as _, ledger};
+use nenjim_journal_fs::ledger;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 

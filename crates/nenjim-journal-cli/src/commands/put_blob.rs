@@ -11,7 +11,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use nenjim_journal_fs::{RealFileSystem, Store};
+use nenjim_journal_store::{RealFileSystem, Store};
 use serde::Serialize;
 
 use crate::address::Address;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_fs::{FileSystem, LoadOptions, Store, load, load_with, refresh_with};
+use nenjim_journal_fs::{FileSystem, LoadOptions, load, load_with, refresh_with};
 use nenjim_journal_objstore::ObjectFs;
+use nenjim_journal_store::BlobStore as _;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};

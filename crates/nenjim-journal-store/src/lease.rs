@@ -1,0 +1,350 @@
+//! The writer's lease: the [`Lease`] trait (acquire, renew, release,
+//! fence), and [`FileLease`], the lease as one file replaced only if
+//! unchanged, `<root>/.ledger/lease`:
+//!
+//! ```text
+//! nenjim-lease/1
+//! holder <id>
+//! epoch <n>
+//! expires <milliseconds since the Unix epoch; 0 = released>
+//! ```
+//!
+//! Every change is a read and a replacement of the whole file only if it
+//! is unchanged since that read ([`BlobStore::replace_if_unchanged`]: on the
+//! local file system a comparison and a rename under an exclusive lock on
+//! `<root>/.ledger/lease.lock`; on an object store a conditional put on the
+//! object's version). The epoch grows by one at each change of holder: a
+//! writer that takes an unreleased lease over fences the ledger's tip with
+//! its epoch ([`Lease::fence`]), so the previous holder's next commit,
+//! which must create that same entry, fails.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
+
+use crate::blob::{BlobStore, Version};
+use crate::ledger::{self, Record};
+
+const HEADER: &str = "nenjim-lease/1";
+
+/// The largest lease file read.
+const LEASE_MAX: u64 = 4096;
+
+/// What [`Lease::acquire`] took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acquired {
+    /// The lease's epoch, now this holder's.
+    pub epoch: u64,
+    /// Whether an expired, unreleased lease was taken over: the caller
+    /// then fences the ledger ([`Lease::fence`]).
+    pub taken_over: bool,
+}
+
+/// One writer at a time: the lease of a root.
+pub trait Lease: Send + fmt::Debug {
+    /// Takes the lease for `ttl`: `LeaseHeld` while another holder's is live.
+    fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError>;
+
+    /// Checks the lease is still this holder's and live before a commit,
+    /// renewing it for `ttl` once half of it has run out: `LeaseLost`
+    /// otherwise (then every later commit must be refused).
+    fn renew(&mut self, ttl: Duration) -> Result<(), JournalError>;
+
+    /// Gives the lease back if it is still this holder's (another holder's
+    /// lease is left as it is).
+    fn release(&mut self) -> Result<(), JournalError>;
+
+    /// This holder's epoch (0 before [`acquire`](Self::acquire)).
+    fn epoch(&self) -> u64;
+
+    /// Where the lease lives, for messages.
+    fn path(&self) -> &Path;
+
+    /// The record that fences the ledger at its tip after a takeover
+    /// (committed by the writer through its [`Ledger`](crate::ledger::Ledger)).
+    fn fence(&self) -> Record {
+        Record::Fence {
+            epoch: self.epoch(),
+        }
+    }
+}
+
+/// One state of the lease file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Holding {
+    holder: String,
+    epoch: u64,
+    /// Milliseconds since the Unix epoch; 0 for a released lease.
+    expires: u64,
+}
+
+impl Holding {
+    fn render(&self) -> String {
+        format!(
+            "{HEADER}\nholder {}\nepoch {}\nexpires {}\n",
+            self.holder, self.epoch, self.expires
+        )
+    }
+
+    fn parse(text: &str) -> Option<Holding> {
+        let mut lines = text.lines();
+        if lines.next()? != HEADER {
+            return None;
+        }
+        let mut value = |key: &str| {
+            lines
+                .next()?
+                .strip_prefix(key)?
+                .strip_prefix(' ')
+                .map(str::to_owned)
+        };
+        let holder = value("holder")?;
+        let epoch = value("epoch")?.parse().ok()?;
+        let expires = value("expires")?.parse().ok()?;
+        Some(Holding {
+            holder,
+            epoch,
+            expires,
+        })
+    }
+
+    /// Whether the lease is held by someone at `now` (neither released nor expired).
+    fn is_live(&self, now: u64) -> bool {
+        self.expires != 0 && now < self.expires
+    }
+
+    /// Whether the lease was given back by its holder.
+    fn is_released(&self) -> bool {
+        self.expires == 0
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `now` plus `ttl`, in milliseconds.
+fn expiry(now: u64, ttl: Duration) -> u64 {
+    now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+        .max(1)
+}
+
+/// The lease as a file of a [`BlobStore`] (see the [module docs](self)).
+#[derive(Debug)]
+pub struct FileLease {
+    store: Arc<dyn BlobStore>,
+    path: PathBuf,
+    /// This holder's lease as last written (`None` before acquiring).
+    held: Option<Holding>,
+}
+
+impl FileLease {
+    /// The lease of `root` in `store` (`<root>/.ledger/lease`), not yet held.
+    pub fn new(store: Arc<dyn BlobStore>, root: &Path) -> FileLease {
+        FileLease {
+            store,
+            path: ledger::lease_path(root),
+            held: None,
+        }
+    }
+
+    fn io(&self, what: &str) -> impl FnOnce(io::Error) -> JournalError {
+        let path = self.path.clone();
+        let what = what.to_owned();
+        move |e| build::io_error(path, &what, e)
+    }
+
+    /// The current lease and its version (`None` when there has never been
+    /// one). A lease file that does not parse is refused.
+    fn read(&self) -> io::Result<Option<(Holding, Version)>> {
+        let Some((bytes, version)) = self.store.get(&self.path, LEASE_MAX)? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8(bytes).ok();
+        match text.as_deref().and_then(Holding::parse) {
+            Some(lease) => Ok(Some((lease, version))),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the lease file is malformed (expected `nenjim-lease/1` with holder, epoch and expires)",
+            )),
+        }
+    }
+
+    /// Replaces the lease with `lease` if it is still at `expected`
+    /// (`None`: still absent); `Ok(false)` if another writer changed it.
+    fn replace(&self, lease: &Holding, expected: Option<&Version>) -> io::Result<bool> {
+        self.store
+            .replace_if_unchanged(&self.path, lease.render().as_bytes(), expected)
+            .map(|version| version.is_some())
+    }
+
+    fn lost(&self, message: String) -> JournalError {
+        build::error(ErrorKind::LeaseLost, message).with_path(&self.path)
+    }
+}
+
+/// A name no other holder of this or another process has.
+fn holder_name() -> String {
+    crate::local::temporary_name()
+        .trim_start_matches(crate::local::TMP_PREFIX)
+        .to_owned()
+}
+
+impl Lease for FileLease {
+    fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError> {
+        loop {
+            let read = self.read().map_err(self.io("cannot read the lease"))?;
+            let (current, version) = read.unzip();
+            let now = now_millis();
+            if let Some(current) = &current
+                && current.is_live(now)
+            {
+                return Err(build::error(
+                    ErrorKind::LeaseHeld,
+                    format!(
+                        "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
+                        current.holder,
+                        current.epoch,
+                        current.expires - now
+                    ),
+                )
+                .with_path(&self.path));
+            }
+            let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
+            let lease = Holding {
+                holder: holder_name(),
+                epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
+                expires: expiry(now, ttl),
+            };
+            // Another writer changed the lease since it was read: read it
+            // again (it is live now, unless that writer released it at once).
+            if self
+                .replace(&lease, version.as_ref())
+                .map_err(self.io("cannot write the lease"))?
+            {
+                let epoch = lease.epoch;
+                self.held = Some(lease);
+                return Ok(Acquired { epoch, taken_over });
+            }
+        }
+    }
+
+    fn renew(&mut self, ttl: Duration) -> Result<(), JournalError> {
+        let now = now_millis();
+        let Some(held) = self.held.clone() else {
+            return Err(self.lost("found no lease held, expected this writer's".to_owned()));
+        };
+        if !held.is_live(now) {
+            return Err(self.lost(format!(
+                "found this writer's lease (epoch {}) expired, expected a live lease; another writer may have taken the root over",
+                held.epoch
+            )));
+        }
+        let half = u64::try_from(ttl.as_millis() / 2).unwrap_or(u64::MAX);
+        if held.expires.saturating_sub(now) >= half {
+            return Ok(());
+        }
+        let read = self.read().map_err(self.io("cannot read the lease"))?;
+        let (current, version) = read.unzip();
+        if current.as_ref() != Some(&held) {
+            return Err(self.lost(format!(
+                "found the lease changed by another writer (now {}), expected this writer's (epoch {})",
+                current.map_or_else(
+                    || "none".to_owned(),
+                    |l| format!("epoch {} of {}", l.epoch, l.holder)
+                ),
+                held.epoch
+            )));
+        }
+        let renewed = Holding {
+            expires: expiry(now, ttl),
+            ..held.clone()
+        };
+        if !self
+            .replace(&renewed, version.as_ref())
+            .map_err(self.io("cannot renew the lease"))?
+        {
+            return Err(self.lost(format!(
+                "found the lease changed by another writer while renewing it, expected this writer's (epoch {})",
+                held.epoch
+            )));
+        }
+        self.held = Some(renewed);
+        Ok(())
+    }
+
+    fn release(&mut self) -> Result<(), JournalError> {
+        let Some(held) = self.held.clone() else {
+            return Ok(());
+        };
+        let read = self.read().map_err(self.io("cannot read the lease"))?;
+        let (current, version) = read.unzip();
+        if current.as_ref() == Some(&held) {
+            let released = Holding { expires: 0, ..held };
+            // A lease changed in between is another writer's: left as it is.
+            if self
+                .replace(&released, version.as_ref())
+                .map_err(self.io("cannot release the lease"))?
+            {
+                self.held = Some(released);
+            }
+        }
+        Ok(())
+    }
+
+    fn epoch(&self) -> u64 {
+        self.held.as_ref().map_or(0, |h| h.epoch)
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_lease_round_trips_and_a_bad_one_is_refused() {
+        let lease = Holding {
+            holder: "123-456-0".to_owned(),
+            epoch: 3,
+            expires: 99,
+        };
+        assert_eq!(Holding::parse(&lease.render()), Some(lease));
+        assert_eq!(
+            Holding::parse("nenjim-lease/1\nholder x\nepoch x\nexpires 1\n"),
+            None
+        );
+        assert_eq!(
+            Holding::parse("nenjim-lease/2\nholder x\nepoch 1\nexpires 1\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn liveness_follows_the_expiry() {
+        let lease = Holding {
+            holder: "h".to_owned(),
+            epoch: 1,
+            expires: 100,
+        };
+        assert!(lease.is_live(99));
+        assert!(!lease.is_live(100));
+        let released = Holding {
+            expires: 0,
+            ..lease
+        };
+        assert!(!released.is_live(0) && released.is_released());
+    }
+}
