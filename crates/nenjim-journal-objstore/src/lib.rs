@@ -586,6 +586,11 @@ impl FileSystem for ObjectFs {
 impl BlobStore for ObjectFs {
     fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
         match self.get_bounded(&key(path)?, limit) {
+            // A body longer than its answer said is over the limit too.
+            Ok(Ok((bytes, _))) if bytes.len() as u64 > limit => Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("the object holds more than {limit} bytes (more than its answer said)"),
+            )),
             Ok(Ok((bytes, meta))) => Ok(Some((bytes, version_of(&meta.e_tag, &meta.version)))),
             Ok(Err(e)) => Err(e),
             Err(object_store::Error::NotFound { .. }) => Ok(None),

@@ -3,6 +3,7 @@
 //! that lies about preconditions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod bounded;
 mod scenarios;
 mod support;
 
@@ -121,4 +122,11 @@ fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load() {
     scenarios::a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(&|_| {
         Arc::new(InMemory::new())
     });
+}
+
+#[test]
+fn an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes() {
+    bounded::an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes(Arc::new(
+        InMemory::new(),
+    ));
 }
