@@ -19,7 +19,7 @@ use crate::{LoadOptions, pipeline};
 use nenjim_journal_store::FileSystem;
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
-    build::error(ErrorKind::LedgerMismatch, message).with_path(path)
+    nenjim_journal_store::ledger::mismatch(&path, message)
 }
 
 /// Reads the file `pointer` points at, checks its size and SHA-256 against

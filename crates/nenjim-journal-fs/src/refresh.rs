@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
@@ -57,13 +57,11 @@ pub(crate) fn refresh(
                 match reread {
                     Reread::Known { stored, found } if stored == found => unchanged += 1,
                     Reread::Known { stored, found } => {
-                        return Err(build::error(
-                            ErrorKind::Conflict,
-                            format!(
-                                "found a text with digest {found} for {} {}, expected the stored \
-                                 revision's digest {stored} (a stored revision never changes)",
-                                file.coordinate, file.version,
-                            ),
+                        return Err(nenjim_journal_chain::conflict(
+                            &file.coordinate,
+                            file.version,
+                            &found,
+                            &stored,
                         )
                         .with_path(file.path()));
                     }

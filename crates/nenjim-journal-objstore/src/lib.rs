@@ -55,31 +55,49 @@
 //! record: one LIST of the root (with a delimiter) and one recursive, paged
 //! listing that reads ahead every artifact's listing (a LIST per thousand
 //! objects), not one LIST per artifact.
+//!
+//! # The crate's files, one job each
+//!
+//! `lib.rs` (the store, its counters, the seam's `FileSystem` and
+//! `BlobStore` over it), `keys.rs` (root paths as keys), `errors.rs`
+//! (`object_store` errors as the local file system's kinds; versions),
+//! `listing.rs` (directories as prefixes, the read-ahead of a root's
+//! listings, `.keep`), `settle.rs` (a lost or refused answer settled by
+//! reading back), `multipart.rs` (blobs: the spool and the multipart
+//! upload), `reader.rs` (streamed bodies), `address.rs` (URLs).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, Read, Seek as _, SeekFrom};
-use std::path::{Component, Path, PathBuf};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::TryStreamExt as _;
-use futures::stream::BoxStream;
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
-use object_store::path::{Path as Key, PathPart};
+use object_store::path::Path as Key;
 use object_store::{
     ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, PutPayload, UpdateVersion,
-    WriteMultipart,
 };
 
 pub mod address;
+mod errors;
+mod keys;
+mod listing;
+mod multipart;
+mod reader;
+mod settle;
 
 pub use address::{Address, parse_address, parse_address_with_env};
+pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};
+
+use crate::errors::{io_error, refused, too_large, version_of};
+use crate::keys::key;
 
 /// How many requests of each kind an [`ObjectFs`] made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -141,94 +159,6 @@ impl fmt::Debug for ObjectFs {
 
 /// The name of the empty object that makes a directory exist.
 pub const KEEP: &str = ".keep";
-
-/// The largest blob [`BlobStore::put_by_digest`] sends in one conditional
-/// put (`If-None-Match: *`) by default; a larger one goes in a multipart
-/// upload of [`PART_BYTES`] parts (see [`ObjectFs::with_single_put_max`]).
-pub const SINGLE_PUT_MAX: u64 = 64 * 1024 * 1024;
-
-/// The part size of a multipart upload (S3 takes parts of 5 MiB and more).
-pub const PART_BYTES: usize = 16 * 1024 * 1024;
-
-/// How much of a blob being put stays in memory before the rest is spooled
-/// to a temporary file.
-const SPOOL_IN_MEMORY: usize = 8 * 1024 * 1024;
-
-/// How many parts of a multipart upload are in flight at once.
-const PARTS_IN_FLIGHT: usize = 2;
-
-/// The io error of an `object_store` error, with the local file system's kinds.
-fn io_error(error: object_store::Error) -> io::Error {
-    let kind =
-        match &error {
-            object_store::Error::NotFound { .. } => io::ErrorKind::NotFound,
-            object_store::Error::AlreadyExists { .. }
-            | object_store::Error::Precondition { .. } => io::ErrorKind::AlreadyExists,
-            object_store::Error::InvalidPath { .. } => io::ErrorKind::InvalidInput,
-            object_store::Error::NotSupported { .. }
-            | object_store::Error::NotImplemented { .. } => io::ErrorKind::Unsupported,
-            _ => io::ErrorKind::Other,
-        };
-    io::Error::new(kind, error)
-}
-
-/// The version of an object: its ETag and its version, as `If-Match`
-/// compares them.
-fn version_of(e_tag: &Option<String>, version: &Option<String>) -> Version {
-    Version::new(format!(
-        "{}\n{}",
-        e_tag.as_deref().unwrap_or_default(),
-        version.as_deref().unwrap_or_default()
-    ))
-}
-
-/// The refusal of an object over a read's limit.
-fn too_large(size: u64) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::FileTooLarge,
-        format!("the object holds {size} bytes"),
-    )
-}
-
-/// Whether a put was refused because the object exists or changed.
-fn refused(error: &object_store::Error) -> bool {
-    matches!(
-        error,
-        object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }
-    )
-}
-
-/// The key of a root path: its normal components joined with `/`.
-fn key(path: &Path) -> io::Result<Key> {
-    let mut parts = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::CurDir => {}
-            Component::Normal(name) => match name.to_str() {
-                Some(name) => parts.push(PathPart::from(name.to_owned())),
-                None => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "{} is not valid UTF-8, expected an object key",
-                            path.display()
-                        ),
-                    ));
-                }
-            },
-            Component::ParentDir | Component::Prefix(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "{} has a `..` or a drive, expected a path inside the store",
-                        path.display()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(Key::from_iter(parts))
-}
 
 impl ObjectFs {
     /// A root store over `store`; `location` names it in messages (e.g.
@@ -361,146 +291,6 @@ impl ObjectFs {
             Err(e) => Err(io_error(e)),
         }
     }
-
-    /// Puts everything `reader` yields at `key` in a multipart upload of
-    /// [`PART_BYTES`] parts, at most [`PARTS_IN_FLIGHT`] at once (so at
-    /// most that many parts are in memory); aborted on an error.
-    fn upload(&self, key: &Key, reader: &mut dyn Read) -> io::Result<()> {
-        let parts = AtomicU64::new(0);
-        let result = self.runtime.block_on(async {
-            let upload = self.store.put_multipart(key).await.map_err(io_error)?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
-            let mut buffer = vec![0u8; nenjim_journal_store::BUFFER_BYTES];
-            loop {
-                let n = match reader.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        let _ = writer.abort().await;
-                        return Err(e);
-                    }
-                };
-                if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
-                    let _ = writer.abort().await;
-                    return Err(io_error(e));
-                }
-                writer.write(buffer.get(..n).unwrap_or_default());
-                parts.fetch_add(n as u64, Ordering::Relaxed);
-            }
-            writer.finish().await.map(|_| ()).map_err(io_error)
-        });
-        // The initiation, each part, the completion.
-        let bytes = parts.load(Ordering::Relaxed);
-        self.counters.put.fetch_add(
-            bytes.div_ceil(PART_BYTES as u64).max(1) + 2,
-            Ordering::Relaxed,
-        );
-        result
-    }
-
-    /// Creates `key` with `bytes` if absent; a refusal or a lost answer is
-    /// settled by reading the object back: `Ok(true)` if it now holds
-    /// exactly `bytes` (this call's object, whose answer was lost, or the
-    /// same bytes put before), `Ok(false)` if it holds others.
-    fn create_settled(&self, key: &Key, bytes: &[u8]) -> io::Result<bool> {
-        match self.put(key, bytes, PutMode::Create) {
-            Ok(()) => Ok(true),
-            Err(error) => match self.get_if_exists(key)? {
-                Some(found) => Ok(found == bytes),
-                // Nothing there: the create failed (a refusal without an
-                // object is a store that lies: report it as it came).
-                None => Err(io_error(error)),
-            },
-        }
-    }
-
-    /// Reads ahead the listings of the sub-directories `dirs` of `path`
-    /// (key `prefix`) with one recursive, paged listing instead of one
-    /// listing each: a walk of a root (the loader's second level) then costs
-    /// a LIST per thousand objects, not one per artifact. The listing
-    /// starts after the names `.` to `.z` (the ledger's `.ledger/`, whose
-    /// entries a walk never lists): those sub-directories are listed when
-    /// asked for. Each read-ahead listing is handed out once, and a later
-    /// listing of `path` reads them again.
-    fn prefetch(&self, path: &Path, prefix: &Key, dirs: &[String]) -> io::Result<()> {
-        let depth = prefix.parts().count();
-        let offset = prefix.clone().join(".z");
-        let mut children: BTreeMap<String, BTreeSet<(String, bool)>> = dirs
-            .iter()
-            .filter(|d| d.as_str() > ".z")
-            .map(|d| (d.clone(), BTreeSet::new()))
-            .collect();
-        let objects: Vec<object_store::ObjectMeta> = self
-            .runtime
-            .block_on(async {
-                let mut stream = self.store.list_with_offset(Some(prefix), &offset);
-                let mut objects = Vec::new();
-                while let Some(object) = stream.try_next().await? {
-                    objects.push(object);
-                }
-                Ok::<_, object_store::Error>(objects)
-            })
-            .map_err(io_error)?;
-        // A listing page holds at most 1 000 keys (S3's, GCS's and Azure's limit).
-        self.counters.list.fetch_add(
-            (objects.len() as u64).div_ceil(1000).max(1),
-            Ordering::Relaxed,
-        );
-        for object in objects {
-            let parts: Vec<PathPart<'_>> = object.location.parts().skip(depth).collect();
-            if let (Some(dir), Some(name)) = (parts.first(), parts.get(1))
-                && let Some(entries) = children.get_mut(dir.as_ref())
-            {
-                entries.insert((name.as_ref().to_owned(), parts.len() > 2));
-            }
-        }
-        let mut listings = self
-            .listings
-            .lock()
-            .map_err(|_| io::Error::other("a listing thread panicked"))?;
-        for (dir, entries) in children {
-            let listing = entries
-                .into_iter()
-                .map(|(name, is_dir)| {
-                    let kind = if is_dir {
-                        EntryKind::Directory
-                    } else {
-                        EntryKind::File
-                    };
-                    (OsString::from(name), Some(kind))
-                })
-                .collect();
-            listings.insert(path.join(dir), listing);
-        }
-        Ok(())
-    }
-
-    /// Makes the directory `dir` exist: puts an empty [`KEEP`] object in
-    /// it unless this store knows it has one (an empty root then exists).
-    pub fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        if self.dirs.lock().is_ok_and(|d| d.contains(dir)) {
-            return Ok(());
-        }
-        let keep = key(&dir.join(KEEP))?;
-        match self.put(&keep, b"", PutMode::Create) {
-            Ok(()) => {}
-            Err(e) if refused(&e) => {}
-            Err(e) => return Err(io_error(e)),
-        }
-        if let Ok(mut dirs) = self.dirs.lock() {
-            dirs.insert(dir.to_path_buf());
-        }
-        Ok(())
-    }
-
-    fn list_dir(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
-        bump(&self.counters.list);
-        let prefix = (!prefix.as_ref().is_empty()).then_some(prefix);
-        self.runtime
-            .block_on(self.store.list_with_delimiter(prefix))
-            .map_err(io_error)
-    }
 }
 
 impl FileSystem for ObjectFs {
@@ -543,31 +333,7 @@ impl FileSystem for ObjectFs {
     }
 
     fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Listing> {
-        // Listed already by the prefetch of its parent's listing: used once.
-        if let Some(listing) = self.listings.lock().ok().and_then(|mut l| l.remove(path)) {
-            return Ok(listing);
-        }
-        let prefix = key(path)?;
-        let listed = self.list_dir(&prefix)?;
-        let dirs: Vec<String> = listed
-            .common_prefixes
-            .iter()
-            .filter_map(|p| p.filename().map(str::to_owned))
-            .collect();
-        let files = listed.objects.iter().filter_map(|o| {
-            o.location
-                .filename()
-                .map(|n| (OsString::from(n), Some(EntryKind::File)))
-        });
-        let listing: Listing = dirs
-            .iter()
-            .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
-            .chain(files)
-            .collect();
-        if dirs.len() > 1 {
-            self.prefetch(path, &prefix, &dirs)?;
-        }
-        Ok(listing)
+        self.listing(path)
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
@@ -640,21 +406,7 @@ impl BlobStore for ObjectFs {
         dir: &Path,
         reader: &mut dyn Read,
     ) -> io::Result<(Created, ContentPointer)> {
-        let mut spool = tempfile::SpooledTempFile::new(SPOOL_IN_MEMORY);
-        let pointer = nenjim_journal_store::measure(reader, &mut spool)?;
-        spool.seek(SeekFrom::Start(0))?;
-        let path = dir.join(pointer.digest().to_hex());
-        if pointer.size() <= self.single_put_max {
-            let mut bytes = Vec::with_capacity(usize::try_from(pointer.size()).unwrap_or(0));
-            spool.read_to_end(&mut bytes)?;
-            return Ok((self.put_if_absent(&path, &bytes)?, pointer));
-        }
-        let key = key(&path)?;
-        if self.exists(&key)? {
-            return Ok((Created::Exists, pointer));
-        }
-        self.upload(&key, &mut spool)?;
-        Ok((Created::New, pointer))
+        self.put_spooled(dir, reader)
     }
 
     fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
@@ -707,18 +459,7 @@ impl BlobStore for ObjectFs {
     }
 
     fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        let key = key(path)?;
-        bump(&self.counters.get);
-        let result = self
-            .runtime
-            .block_on(self.store.get(&key))
-            .map_err(io_error)?;
-        Ok(Box::new(ObjectReader {
-            runtime: self.runtime.clone(),
-            stream: futures::StreamExt::boxed(result.into_stream().map_ok(|chunk| chunk.to_vec())),
-            chunk: Vec::new(),
-            at: 0,
-        }))
+        self.open_stream(path)
     }
 
     fn remove_all(&self, dir: &Path) -> io::Result<()> {
@@ -764,38 +505,5 @@ impl BlobStore for ObjectFs {
 
     fn location(&self) -> String {
         self.location.clone()
-    }
-}
-
-/// An object's bytes as they arrive ([`BlobStore::open`]): one chunk of the
-/// answer in memory at a time.
-struct ObjectReader {
-    runtime: Arc<tokio::runtime::Runtime>,
-    stream: BoxStream<'static, object_store::Result<Vec<u8>>>,
-    chunk: Vec<u8>,
-    /// How much of `chunk` was read.
-    at: usize,
-}
-
-impl Read for ObjectReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use futures::StreamExt as _;
-        while self.at == self.chunk.len() {
-            match self.runtime.block_on(self.stream.next()) {
-                None => return Ok(0),
-                Some(Ok(chunk)) => {
-                    self.chunk = chunk;
-                    self.at = 0;
-                }
-                Some(Err(e)) => return Err(io_error(e)),
-            }
-        }
-        let rest = self.chunk.get(self.at..).unwrap_or_default();
-        let n = rest.len().min(buf.len());
-        if let (Some(to), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
-            to.copy_from_slice(from);
-        }
-        self.at += n;
-        Ok(n)
     }
 }

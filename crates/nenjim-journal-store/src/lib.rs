@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod blob;
+pub mod content;
 mod file_system;
 pub mod lease;
 pub mod ledger;

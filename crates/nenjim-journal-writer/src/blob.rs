@@ -7,19 +7,11 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
-use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
+use nenjim_journal_api::valuetypes::ContentPointer;
 
 use nenjim_journal_store::{Created, Store};
 
-/// `<store>/blobs/sha256`.
-pub(crate) fn blob_dir(store: &Path) -> PathBuf {
-    store.join("blobs").join("sha256")
-}
-
-/// Where the blob with `digest` lives.
-pub(crate) fn blob_path(store: &Path, digest: &ContentDigest) -> PathBuf {
-    blob_dir(store).join(digest.to_hex())
-}
+use nenjim_journal_store::content::{blob_dir, blob_path};
 
 /// The size and SHA-256 of the file at `path`, streamed.
 fn measure(fs: &dyn Store, path: &Path) -> io::Result<ContentPointer> {

@@ -282,7 +282,7 @@ struct StoreReader {
 impl StoreReader {
     fn new(store: &Path, bucket: Option<Arc<ObjectFs>>) -> StoreReader {
         StoreReader {
-            blobs: store.join("blobs").join("sha256"),
+            blobs: nenjim_journal_store::content::blob_dir(store),
             bucket,
             probed: HashMap::new(),
             hashed: HashMap::new(),

@@ -66,11 +66,15 @@ use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
 pub use record::{Entry, Record, RecordError, RevisionPointer};
-pub use segmented::{SegmentedLedger, SegmentedReader};
+pub use segmented::{SegmentedLedger, SegmentedReader, mismatch};
 
 /// The ledger's directory under the root (a dot-entry: the layout rules of
 /// section 7 ignore it).
 pub const LEDGER_DIR: &str = ".ledger";
+/// A name that sorts after every key under [`LEDGER_DIR`] (`.ledger`
+/// followed by `0`, the byte after `/`): a listing of a root that starts
+/// after it never lists the ledger's objects (its entries are many).
+pub const AFTER_LEDGER_DIR: &str = ".ledger0";
 /// The marker file whose presence makes a root a root with a ledger.
 pub const MARKER: &str = "LEDGER";
 /// The marker's exact content: the ledger format and its version.

@@ -19,8 +19,9 @@ use super::{
 use crate::blob::{Created, Store};
 use crate::file_system::FileSystem;
 
-/// The one `LedgerMismatch` of the ledger's layout.
-pub(crate) fn mismatch(path: &Path, message: String) -> JournalError {
+/// The one `LedgerMismatch` constructor: a ledger (or what it records)
+/// found not to be what it says, at `path`.
+pub fn mismatch(path: &Path, message: String) -> JournalError {
     build::error(ErrorKind::LedgerMismatch, message).with_path(path)
 }
 
