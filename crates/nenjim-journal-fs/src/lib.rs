@@ -253,8 +253,11 @@ pub fn refresh_with(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    match ledger::read(fs, root)? {
-        Some(ledger) => recorded::refresh(fs, root, options, &ledger, state, publish),
-        None => refresh::refresh(fs, root, options, state, publish),
+    use ledger::LedgerReader as _;
+    let reader = ledger::SegmentedReader::new(fs, root);
+    if reader.exists()? {
+        recorded::refresh(fs, root, &reader, state, publish)
+    } else {
+        refresh::refresh(fs, root, options, state, publish)
     }
 }

@@ -157,6 +157,9 @@ impl fmt::Debug for ObjectFs {
     }
 }
 
+/// The largest ledger entry (one record) read.
+const RECORD_MAX: u64 = 64 * 1024;
+
 /// The name of the empty object that makes a directory exist.
 pub const KEEP: &str = ".keep";
 
@@ -221,29 +224,36 @@ impl ObjectFs {
         key: &Key,
         limit: u64,
     ) -> Result<io::Result<(Vec<u8>, object_store::ObjectMeta)>, object_store::Error> {
+        self.runtime.block_on(self.get_bounded_async(key, limit))
+    }
+
+    /// [`get_bounded`](Self::get_bounded), on the runtime.
+    async fn get_bounded_async(
+        &self,
+        key: &Key,
+        limit: u64,
+    ) -> Result<io::Result<(Vec<u8>, object_store::ObjectMeta)>, object_store::Error> {
         use futures::StreamExt as _;
         bump(&self.counters.get);
-        self.runtime.block_on(async {
-            let result = self.store.get(key).await?;
-            let meta = result.meta.clone();
-            if meta.size > limit {
-                return Ok(Err(too_large(meta.size)));
+        let result = self.store.get(key).await?;
+        let meta = result.meta.clone();
+        if meta.size > limit {
+            return Ok(Err(too_large(meta.size)));
+        }
+        let wanted = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.size).unwrap_or(0));
+        let mut stream = result.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            let room = wanted - bytes.len();
+            bytes.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+            if bytes.len() == wanted {
+                // More than the answer said: stop reading (the rest of the
+                // body is dropped with the stream).
+                break;
             }
-            let wanted = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
-            let mut bytes = Vec::with_capacity(usize::try_from(meta.size).unwrap_or(0));
-            let mut stream = result.into_stream();
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk?;
-                let room = wanted - bytes.len();
-                bytes.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-                if bytes.len() == wanted {
-                    // More than the answer said: stop reading (the rest of
-                    // the body is dropped with the stream).
-                    break;
-                }
-            }
-            Ok(Ok((bytes, meta)))
-        })
+        }
+        Ok(Ok((bytes, meta)))
     }
 
     fn get(&self, key: &Key) -> Result<(Vec<u8>, object_store::ObjectMeta), object_store::Error> {
@@ -343,9 +353,24 @@ impl FileSystem for ObjectFs {
     }
 
     fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.get(&key(path)?)
+        self.get_bounded(&key(path)?, RECORD_MAX)
+            .map_err(io_error)?
             .map(|(bytes, _)| bytes)
-            .map_err(io_error)
+    }
+
+    /// One GET per entry, all in flight at once.
+    fn read_records(&self, paths: &[PathBuf]) -> Vec<io::Result<Vec<u8>>> {
+        let keys: Vec<io::Result<Key>> = paths.iter().map(|p| key(p)).collect();
+        self.runtime
+            .block_on(futures::future::join_all(keys.into_iter().map(
+                |key| async move {
+                    let key = key?;
+                    self.get_bounded_async(&key, RECORD_MAX)
+                        .await
+                        .map_err(io_error)?
+                        .map(|(bytes, _)| bytes)
+                },
+            )))
     }
 }
 

@@ -130,3 +130,58 @@ fn an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes() {
         InMemory::new(),
     ));
 }
+
+/// The requests of a refresh that finds 10 new revisions, on a root of
+/// `held` revisions already loaded (segments of 8 entries).
+fn requests_of_a_refresh_with_ten_new(held: usize) -> (nenjim_journal_objstore::Requests, usize) {
+    use nenjim_journal_api::append::JournalWriter as _;
+    let fs = Arc::new(ObjectFs::memory().unwrap());
+    let root = Path::new("/j");
+    fs.ensure_dir(root).unwrap();
+    let options = WriterOptions::new().segment_span(8);
+    let mut writer = FsJournalWriter::open_store(fs.clone(), root, options).unwrap();
+    for i in 0..held {
+        writer
+            .append(&genesis(&format!("a{i:05}"), "20260101T000000Z"))
+            .unwrap();
+    }
+    let reader = ObjectFs::new(fs.object_store().clone(), "memory://").unwrap();
+    let state = load_with(&reader, root, LoadOptions::new()).unwrap();
+    for i in 0..10 {
+        writer
+            .append(&genesis(&format!("b{i:05}"), "20260101T000000Z"))
+            .unwrap();
+    }
+    let before = reader.requests();
+    let report =
+        nenjim_journal_fs::refresh_with(&reader, root, LoadOptions::new(), &state, &mut |_| {})
+            .unwrap();
+    let after = reader.requests();
+    assert_eq!(report.unchanged(), held, "{report:?}");
+    let delta = nenjim_journal_objstore::Requests {
+        list: after.list - before.list,
+        get: after.get - before.get,
+        head: after.head - before.head,
+        put: after.put - before.put,
+        delete: after.delete - before.delete,
+    };
+    (delta, report.ingested())
+}
+
+/// A refresh of a bucket root reads the ledger from the last sequence it
+/// holds and the new revision files, nothing else: the same requests for a
+/// root of 26 revisions as for one of 1 018 (no listing of the root, no
+/// revision it holds read again, no earlier segment).
+#[test]
+fn a_refresh_of_a_bucket_root_costs_what_is_new_whatever_its_size() {
+    let (small, ingested_small) = requests_of_a_refresh_with_ten_new(26);
+    let (large, ingested_large) = requests_of_a_refresh_with_ten_new(1018);
+    assert_eq!((ingested_small, ingested_large), (10, 10));
+    assert_eq!(small, large);
+    // The marker's HEAD and GET, one LIST of the segments, at most one
+    // segment, the entries after it (batches of 1 and 2: one absent more,
+    // at most), and the 10 revisions.
+    assert!(small.list <= 1 && small.head <= 1, "{small:?}");
+    assert!(small.get <= 1 + 1 + 10 + 3 + 10, "{small:?}");
+    assert_eq!((small.put, small.delete), (0, 0));
+}

@@ -158,6 +158,14 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
             format!("{} cannot read ledger records", path.display()),
         ))
     }
+
+    /// [`read_record`](Self::read_record) of each of `paths`, in their
+    /// order: a ledger reader's batch. The default reads them one after
+    /// another (through `read_record`, so a wrapper that forwards it sees
+    /// each); a store over a network reads them with concurrent requests.
+    fn read_records(&self, paths: &[std::path::PathBuf]) -> Vec<io::Result<Vec<u8>>> {
+        paths.iter().map(|path| self.read_record(path)).collect()
+    }
 }
 
 /// The operating system's file system, through `std::fs`.

@@ -19,6 +19,9 @@ use super::{
 use crate::blob::{Created, Store};
 use crate::file_system::FileSystem;
 
+/// The largest batch of entries read at once after the last segment.
+const ENTRY_BATCH_MAX: u64 = 64;
+
 /// The one `LedgerMismatch` constructor: a ledger (or what it records)
 /// found not to be what it says, at `path`.
 pub fn mismatch(path: &Path, message: String) -> JournalError {
@@ -78,16 +81,24 @@ impl<'a> SegmentedReader<'a> {
             segmented = last;
         }
         // The entries after the last segment (or after `after`), up to the
-        // first absent one.
+        // first absent one, in batches of concurrent reads that double from
+        // one (so a tail of n entries costs O(log n) round trips and at
+        // most n + 1 absent reads more than one read each).
         tip = tip.max(after);
-        loop {
-            let path = entry_path(self.root, tip + 1);
-            let Some(line) = entry_text(&path, self.fs.read_record(&path))? else {
-                break;
-            };
-            let entry = Entry::parse_cached(&line, &mut seen)
-                .map_err(|m| mismatch(&path, m.to_string()))?;
-            push(&mut tip, &mut entries, after, entry, &path)?;
+        let mut batch = 1;
+        'tail: loop {
+            let paths: Vec<PathBuf> = (tip + 1..=tip + batch)
+                .map(|s| entry_path(self.root, s))
+                .collect();
+            for (path, record) in paths.iter().zip(self.fs.read_records(&paths)) {
+                let Some(line) = entry_text(path, record)? else {
+                    break 'tail;
+                };
+                let entry = Entry::parse_cached(&line, &mut seen)
+                    .map_err(|m| mismatch(path, m.to_string()))?;
+                push(&mut tip, &mut entries, after, entry, path)?;
+            }
+            batch = (batch * 2).min(ENTRY_BATCH_MAX);
         }
         Ok((entries, segmented))
     }
