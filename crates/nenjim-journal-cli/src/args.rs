@@ -229,6 +229,12 @@ pub struct RootArgs {
     /// (read-only, in memory).
     #[arg(long)]
     pub examples: bool,
+    /// For a root in an object store: keep the revision files read in this
+    /// directory and read them from it next time (checked by their SHA-256;
+    /// default `$XDG_CACHE_HOME/nenjim-journal`, else
+    /// `$HOME/.cache/nenjim-journal`).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 /// `check <root> [--examples] [--json]`

@@ -25,6 +25,7 @@
 mod address;
 mod args;
 mod atom;
+mod cache;
 mod commands;
 mod diagnose;
 mod failure;

@@ -55,7 +55,7 @@ fn read_recorded(
             ),
         )
     };
-    let bytes = match read::read_bytes(fs, &file) {
+    let bytes = match read::read_recorded_bytes(fs, &file, pointer.digest()) {
         Ok(bytes) => bytes,
         Err(e)
             if e.kind() == ErrorKind::Io

@@ -159,6 +159,22 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
         ))
     }
 
+    /// The bytes of the revision file `path` that a ledger records with
+    /// `digest` (the SHA-256 of its exact bytes), read as
+    /// [`read`](Self::read) reads them. The default reads it; a read-through
+    /// cache answers from its copy named by `digest` once it has checked the
+    /// copy's SHA-256 (a revision file never changes), and fetches only
+    /// what it has not. The caller still checks size and digest.
+    fn read_recorded(
+        &self,
+        path: &Path,
+        limit: u64,
+        digest: &nenjim_journal_api::valuetypes::RevisionDigest,
+    ) -> io::Result<Vec<u8>> {
+        let _ = digest;
+        self.read(path, limit)
+    }
+
     /// [`read_record`](Self::read_record) of each of `paths`, in their
     /// order: a ledger reader's batch. The default reads them one after
     /// another (through `read_record`, so a wrapper that forwards it sees
