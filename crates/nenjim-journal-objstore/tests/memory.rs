@@ -185,3 +185,52 @@ fn a_refresh_of_a_bucket_root_costs_what_is_new_whatever_its_size() {
     assert!(small.get <= 1 + 1 + 10 + 3 + 10, "{small:?}");
     assert_eq!((small.put, small.delete), (0, 0));
 }
+
+/// Opening a writer on a bucket root without a ledger reads each revision
+/// once (the root is loaded once and its ledger never read back), and a
+/// `TipMoved` reads only what the other writer committed, not the root.
+#[test]
+fn a_writer_reads_each_revision_once_to_record_a_root_and_only_the_new_after_tip_moved() {
+    use nenjim_journal_api::append::JournalWriter as _;
+    use nenjim_journal_store::BlobStore as _;
+    let fs = Arc::new(ObjectFs::memory().unwrap());
+    let root = Path::new("/j");
+    let revisions = 20;
+    for i in 0..revisions {
+        let artifact = format!("a{i:02}");
+        let path = root.join(&artifact).join("20260101T000000Z.journal");
+        fs.put_if_absent(&path, genesis(&artifact, "20260101T000000Z").as_bytes())
+            .unwrap();
+    }
+    let before = fs.requests();
+    let mut writer = FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()).unwrap();
+    let opened = fs.requests();
+    let gets = opened.get - before.get;
+    // Each revision once, and the lease (absent) once.
+    assert!(
+        (revisions..=revisions + 2).contains(&gets),
+        "{gets} GETs to open: {before:?} -> {opened:?}"
+    );
+    assert_eq!(writer.state().len(), revisions);
+
+    // Another writer commits entry 21 behind this one's back.
+    let other = genesis("zz", "20260101T000000Z");
+    let path = root.join("zz/20260101T000000Z.journal");
+    fs.put_if_absent(&path, other.as_bytes()).unwrap();
+    let digest = nenjim_journal_api::valuetypes::RevisionDigest::of_bytes(other.as_bytes());
+    fs.put_record(
+        &root.join(".ledger/log/00000000000000000021"),
+        &format!("21 REVISION zz 20260101T000000Z {} {digest}", other.len()),
+    )
+    .unwrap();
+    let text = genesis("yy", "20260101T000000Z");
+    let start = fs.requests();
+    let error = writer.append(&text).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TipMoved, "{error}");
+    let moved = fs.requests();
+    // The entry found, the ledger after the tip (marker, segments, entry 21
+    // and the two after it), the one new revision: not the root again.
+    assert!(moved.get - start.get <= 8, "{start:?} -> {moved:?}");
+    assert_eq!(writer.state().len(), revisions + 1);
+    assert_eq!(writer.append(&text).unwrap().sequence(), 22);
+}
