@@ -1,5 +1,5 @@
-//! A read-through cache of a bucket root's revision files (`--cache
-//! <dir>`; by default `$XDG_CACHE_HOME/nenjim-journal`, else
+//! A read-through cache of a bucket root's revision files
+//! (`--cache <dir>`; by default `$XDG_CACHE_HOME/nenjim-journal`, else
 //! `$HOME/.cache/nenjim-journal`).
 //!
 //! A revision file a ledger records never changes and is named by its
