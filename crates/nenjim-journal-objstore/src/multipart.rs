@@ -14,7 +14,7 @@ use crate::ObjectFs;
 use crate::errors::io_error;
 use crate::keys::key;
 
-/// The largest blob [`BlobStore::put_by_digest`] sends in one conditional
+/// The largest blob [`BlobStore::put_by_digest`](nenjim_journal_store::BlobStore::put_by_digest) sends in one conditional
 /// put (`If-None-Match: *`) by default; a larger one goes in a multipart
 /// upload of [`PART_BYTES`] parts (see [`ObjectFs::with_single_put_max`]).
 pub const SINGLE_PUT_MAX: u64 = 64 * 1024 * 1024;
