@@ -158,10 +158,9 @@ impl ChainState {
     /// the revision just stepped over (the common case: a load ingests each
     /// artifact's files in a row) or one digest look-up.
     pub fn replay_events(&self, after: u64) -> Box<dyn EventCursor> {
-        let skip = usize::try_from(after).unwrap_or(usize::MAX);
         Box::new(EventReplay {
             state: self.clone(),
-            pending: self.log.skip(skip),
+            pending: self.log.skip(self.first_after(after)),
             touched_ahead: 0,
             previous: None,
             ready: VecDeque::new(),

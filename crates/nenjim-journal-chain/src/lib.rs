@@ -107,8 +107,10 @@
 //!   `revision`/`revision_as_of`/`release` are one descent from the root
 //!   (no allocation, no revision read but the one returned) and the head is
 //!   kept beside it;
-//! - a `Vector` of every accepted revision in sequence order (sequence s at
-//!   index s − 1), so a replay cursor opens with an O(log n) `skip` and steps
+//! - a `Vector` of every accepted revision in ascending sequence order
+//!   (sequences may have gaps: a ledger's fences take numbers no revision
+//!   has), so a replay cursor finds where to resume by an O(log n) binary
+//!   search on the sequence, opens with an O(log n) `skip` and steps
 //!   by an amortized O(1) `pop_front`, with no sort per call;
 //! - an `OrdMap` (a B-tree) from the first eight bytes of a revision digest
 //!   to the revision's place in the log and position in its chain (the
@@ -376,12 +378,24 @@ impl ChainState {
     /// into a later state are not seen. Opening is O(log n), each step O(1)
     /// amortized; `Ok(None)` means the backlog is drained.
     pub fn replay(&self, after: u64) -> Box<dyn RevisionCursor> {
-        // The first revision after `after`: the log ascends by sequence.
-        let skip = match self.log.binary_search_by(|r| r.sequence().cmp(&after)) {
+        Box::new(replay::Replay::new(&self.log, self.first_after(after)))
+    }
+
+    /// The log index of the first revision with a sequence above `after`
+    /// (the log's length if there is none): the one place both feeds find
+    /// where to resume.
+    ///
+    /// Sequences ascend but need not be contiguous: in a root with a ledger
+    /// a `FENCE` entry (a takeover of an expired lease) takes a sequence
+    /// number that no revision has, so the index of a sequence is found by
+    /// a binary search over the log, never derived from the number (after
+    /// one fence, counting would skip one revision too many per gap).
+    pub(crate) fn first_after(&self, after: u64) -> usize {
+        // Sequences are unique and ascend along the log.
+        match self.log.binary_search_by(|r| r.sequence().cmp(&after)) {
             Ok(index) => index + 1,
             Err(index) => index,
-        };
-        Box::new(replay::Replay::new(&self.log, skip))
+        }
     }
 }
 

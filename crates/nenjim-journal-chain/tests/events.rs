@@ -311,3 +311,60 @@ fn an_idempotent_repeat_yields_nothing_new() {
     assert_eq!(again.len(), state.len());
     assert_eq!(drain(again.replay_events(0)), EXPECTED);
 }
+
+/// The same texts ingested at a ledger's sequences, with gaps where fences
+/// took a number (1, 3, 4, 7, 8: fences at 2, 5 and 6).
+const GAPPED: [u64; 5] = [1, 3, 4, 7, 8];
+
+fn gapped_state() -> ChainState {
+    let mut state = ChainState::new();
+    for (t, sequence) in texts().iter().zip(GAPPED) {
+        let revision = nenjim_journal_parser::parse(t).unwrap();
+        state = state
+            .ingest_revision_at(revision, sequence)
+            .unwrap()
+            .into_state();
+    }
+    state
+}
+
+/// `EXPECTED` renumbered: the n-th revision's events carry `GAPPED[n - 1]`.
+fn gapped_expected() -> Vec<String> {
+    EXPECTED
+        .iter()
+        .map(|l| {
+            let (n, rest) = l.split_once(' ').unwrap();
+            let n: usize = n.parse().unwrap();
+            format!("{} {rest}", GAPPED[n - 1])
+        })
+        .collect()
+}
+
+#[test]
+fn resuming_across_sequence_gaps_gives_exactly_the_later_revisions() {
+    // Issue 20: the event cursor skipped `after` revisions by count, so
+    // after a gap it lost one revision per earlier gap. Every resume point
+    // (before, at and after each gap) gives exactly what has a larger
+    // sequence, on both feeds.
+    let state = gapped_state();
+    let expected = gapped_expected();
+    for after in 0..=10 {
+        let events: Vec<String> = expected
+            .iter()
+            .filter(|l| l.split(' ').next().unwrap().parse::<u64>().unwrap() > after)
+            .cloned()
+            .collect();
+        assert_eq!(
+            drain(state.replay_events(after)),
+            events,
+            "events after {after}"
+        );
+        let mut cursor = state.replay(after);
+        let mut revisions = Vec::new();
+        while let Some(r) = cursor.next().unwrap() {
+            revisions.push(r.sequence());
+        }
+        let want: Vec<u64> = GAPPED.iter().copied().filter(|&s| s > after).collect();
+        assert_eq!(revisions, want, "revisions after {after}");
+    }
+}

@@ -1487,3 +1487,93 @@ fn shipped_examples_events() {
     assert_eq!(feed["bozo"], 0, "{feed}");
     assert!(!feed["entries"].as_array().is_none_or(Vec::is_empty));
 }
+
+/// Issue 20: a root whose ledger has fences (takeovers of expired leases)
+/// has gaps in its sequences; `events --after N` in every format gives
+/// exactly the events of the revisions after N, before, at and after each
+/// gap. The root is made with the publishing commands: aaa (1), a fence (2),
+/// bbb (3), ccc (4), a fence (5), ddd (6).
+#[test]
+fn events_after_resumes_exactly_across_fence_gaps() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let root = dir.path().join("journals");
+    fs::create_dir(&root).unwrap_or_else(|e| panic!("mkdir: {e}"));
+    let create = |coordinate: &str| {
+        let out = run(&[&"create", &root, &coordinate, &"--description", &"made"]);
+        assert_code(&out, 0);
+    };
+    create("aaa");
+    nenjim_journal_testkit::feeds::expire_lease_of(&root);
+    create("bbb");
+    create("ccc");
+    nenjim_journal_testkit::feeds::expire_lease_of(&root);
+    create("ddd");
+    let sequences = [(1, "aaa"), (3, "bbb"), (4, "ccc"), (6, "ddd")];
+    for after in 0..=7u64 {
+        let expected: Vec<(u64, &str)> = sequences
+            .iter()
+            .copied()
+            .filter(|(s, _)| *s > after)
+            .collect();
+        // Text lines: `<sequence>  <version>  <coordinate>  * created`.
+        let out = run(&[&"events", &root, &"--after", &after.to_string()]);
+        assert_code(&out, 0);
+        let got: Vec<(u64, String)> = lines(&out)
+            .iter()
+            .map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                (words[0].parse().unwrap_or(0), words[2].to_owned())
+            })
+            .collect();
+        let want: Vec<(u64, String)> = expected
+            .iter()
+            .map(|(s, c)| (*s, (*c).to_owned()))
+            .collect();
+        assert_eq!(got, want, "text after {after}");
+        // JSON lines.
+        let out = run(&[&"events", &root, &"--after", &after.to_string(), &"--json"]);
+        assert_code(&out, 0);
+        let got: Vec<(u64, String)> = stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+                (
+                    v["sequence"].as_u64().unwrap_or(0),
+                    v["coordinate"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "JSON after {after}");
+        // Atom: the same events, newest first, read by a real feed parser.
+        let out = run(&[
+            &"events",
+            &root,
+            &"--after",
+            &after.to_string(),
+            &"--format",
+            &"atom",
+        ]);
+        assert_code(&out, 0);
+        let feed = parse_feed(&out.stdout);
+        assert_eq!(feed["bozo"], 0, "{feed}");
+        let ids: Vec<String> = feed["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e["id"].as_str().map(str::to_owned))
+            .collect();
+        let want_ids: Vec<String> = expected
+            .iter()
+            .rev()
+            .map(|(_, c)| format!("urn:nenjim-journal:event:{c}:"))
+            .collect();
+        assert_eq!(ids.len(), want_ids.len(), "Atom after {after}: {ids:?}");
+        for (id, prefix) in ids.iter().zip(&want_ids) {
+            assert!(
+                id.starts_with(prefix.as_str()),
+                "Atom after {after}: {id} vs {prefix}"
+            );
+        }
+    }
+}

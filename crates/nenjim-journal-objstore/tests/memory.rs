@@ -39,6 +39,11 @@ fn a_lease_taken_over_fences_the_old_writer() {
 }
 
 #[test]
+fn feeds_resume_across_the_gaps_fences_leave() {
+    scenarios::feeds_resume_across_the_gaps_fences_leave(&memory);
+}
+
+#[test]
 fn two_writers_racing_commit_each_sequence_once() {
     scenarios::two_writers_racing_commit_each_sequence_once(&memory);
 }

@@ -59,6 +59,7 @@ fn bucket_cases_against_the_s3_protocol_server() {
     scenarios::a_writer_appends_to_a_bucket_under_its_lease(&new_store);
     scenarios::a_lease_taken_over_fences_the_old_writer(&new_store);
     scenarios::two_writers_racing_commit_each_sequence_once(&new_store);
+    scenarios::feeds_resume_across_the_gaps_fences_leave(&new_store);
     scenarios::hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(&new_store);
     scenarios::blobs_are_streamed_into_a_bucket(&new_store);
     // The fault walk against the server: each case under a key prefix of

@@ -117,6 +117,15 @@ pub trait BlobStore: Send + Sync + fmt::Debug {
     /// (the leftovers of an interrupted ledger creation).
     fn remove_all(&self, dir: &Path) -> io::Result<()>;
 
+    /// Makes the directory `dir` exist, empty if it is new (a ledger's
+    /// `log/` before its first entry). The default, for a store whose
+    /// directories are key prefixes (there once something is in them), has
+    /// nothing to do.
+    fn make_dir(&self, dir: &Path) -> io::Result<()> {
+        let _ = dir;
+        Ok(())
+    }
+
     /// Proves that the store refuses a create over an existing name (some
     /// object stores and emulators ignore the precondition: a writer must
     /// not trust them), with a probe object at `probe`. The local file

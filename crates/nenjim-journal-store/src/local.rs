@@ -243,6 +243,10 @@ impl BlobStore for RealFileSystem {
         Ok(Box::new(File::open(path)?))
     }
 
+    fn make_dir(&self, dir: &Path) -> io::Result<()> {
+        ensure_dirs(dir)
+    }
+
     fn remove_all(&self, dir: &Path) -> io::Result<()> {
         match fs::remove_dir_all(dir) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),

@@ -7,6 +7,8 @@
 //! - [`docs`]: revisions described field by field ([`docs::Doc`]), written
 //!   as text or built through the API builders, and comparable pictures of
 //!   a chain state;
+//! - [`feeds`]: the two feeds of a served Journal checked against a
+//!   root's sequences (gaps at fences), and the lease edit that makes one;
 //! - [`memory_fs`]: a directory tree in memory ([`memory_fs::MemoryFs`]);
 //! - [`faults`]: a file system that records every call to another one and
 //!   fails one of them ([`faults::Recording`]), including swaps done really
@@ -22,6 +24,7 @@
 pub mod checks;
 pub mod docs;
 pub mod faults;
+pub mod feeds;
 pub mod memory_fs;
 pub mod moto;
 pub mod texts;

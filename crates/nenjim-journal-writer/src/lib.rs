@@ -49,7 +49,9 @@
 //! `<root>/.ledger/lease` names its holder, an epoch and an expiry. A live
 //! lease of another holder is `LeaseHeld`. A lease that was released (by
 //! [`FsJournalWriter::close`]) is taken as it is; an expired, unreleased
-//! one is taken over with the next epoch, and the new holder then *fences*
+//! one, or a live one whose holder is a process of this host that is gone
+//! (the holder id names host, pid, boot and process start: a killed
+//! writer's lease need not be waited for), is taken over with the next epoch, and the new holder then *fences*
 //! the ledger: it creates the next entry itself (a `FENCE` record), so the
 //! previous holder's next commit, which must create that same entry,
 //! fails, and it reports `LeaseLost` from then on.

@@ -749,3 +749,52 @@ fn after_tip_moved_the_same_append_commits_at_the_new_tip() {
     .collect();
     assert_eq!(loaded, expected);
 }
+
+/// Appends `texts` through a writer that takes over an expired lease, so
+/// the ledger gets a FENCE first: one sequence number that no revision has.
+fn append_after_a_takeover(root: &Path, texts: &[String]) {
+    nenjim_journal_testkit::feeds::expire_lease_of(root);
+    let mut writer = open(root);
+    for text in texts {
+        writer.append(text).unwrap();
+    }
+    writer.close().unwrap();
+}
+
+/// Issue 20: both feeds resume exactly after a sequence before, at or after
+/// each fence's gap, from a start and after a refresh that read more gaps.
+#[test]
+fn feeds_resume_across_the_gaps_fences_leave() {
+    use nenjim_journal_testkit::feeds::assert_feeds_resume_across_gaps;
+    let root = tempfile::tempdir().unwrap();
+    let aaa = genesis("aaa", "20260101T000000Z");
+    let mut first = open(root.path());
+    first.append(&aaa).unwrap();
+    first.close().unwrap();
+    // Fence at 2, then 3 and 4.
+    append_after_a_takeover(
+        root.path(),
+        &[
+            genesis("bbb", "20260101T000000Z"),
+            genesis("ccc", "20260101T000000Z"),
+        ],
+    );
+    let assembly = JournalAssembly::new(root.path());
+    assembly.process().start().unwrap();
+    assert_feeds_resume_across_gaps(&*assembly.service(), &[1, 3, 4], &[1, 3, 4]);
+    // Fence at 5, then 6 (a release: an event); a refresh reads it.
+    append_after_a_takeover(
+        root.path(),
+        &[successor(
+            &aaa,
+            "20260102T000000Z",
+            &release("1.0.0", CONTENT),
+        )],
+    );
+    assembly.manager().refresh().unwrap();
+    assert_feeds_resume_across_gaps(&*assembly.service(), &[1, 3, 4, 6], &[1, 3, 4, 6]);
+    // A fresh start gives the same.
+    let again = JournalAssembly::new(root.path());
+    again.process().start().unwrap();
+    assert_feeds_resume_across_gaps(&*again.service(), &[1, 3, 4, 6], &[1, 3, 4, 6]);
+}

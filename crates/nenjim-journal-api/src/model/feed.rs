@@ -37,6 +37,15 @@ impl RefreshReport {
 
 /// A request for the change feed: every revision with a sequence above
 /// [`after_sequence`](ReplayRequest::after_sequence).
+///
+/// Sequences ascend but can have gaps. In a root with a ledger a revision's
+/// sequence is its ledger entry's number, and a writer that takes over an
+/// expired lease first records a `FENCE` entry (so that the previous holder
+/// can commit nothing more), which takes a number no revision has: the
+/// revisions of such a root may be 1, 3, 4, 6. A consumer stores the last
+/// sequence it processed, whatever it is, and resumes after it: the feed
+/// gives exactly the revisions with a larger sequence, wherever the gaps
+/// are. It never counts revisions to find where to resume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ReplayRequest {
     after: u64,

@@ -77,8 +77,11 @@ impl JournalRevision {
     pub fn policy(&self) -> &[PolicyStatement] {
         &self.0.policy
     }
-    /// The place of this revision in the order of accepted ingestions
-    /// (1, 2, 3 …); 0 for a revision that has not been ingested.
+    /// The place of this revision in the order of accepted ingestions,
+    /// strictly increasing (1, 2, 3 … without a ledger; in a root with a
+    /// ledger its entry's number, with a gap at each fence: see
+    /// [`ReplayRequest`](crate::model::ReplayRequest)); 0 for a revision that
+    /// has not been ingested.
     pub fn sequence(&self) -> u64 {
         self.0.sequence
     }

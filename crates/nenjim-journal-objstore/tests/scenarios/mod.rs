@@ -14,7 +14,7 @@ use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-use crate::support::{self, Fault, Faulty, genesis, row, texts, worldview};
+use crate::support::{self, Fault, Faulty, genesis, row, successor, texts, worldview};
 
 /// Makes a new, empty store (a new bucket) named after the case.
 pub type NewStore<'a> = &'a dyn Fn(&str) -> Arc<ObjectFs>;
@@ -116,40 +116,7 @@ pub fn a_lease_taken_over_fences_the_old_writer(new_store: NewStore<'_>) {
     let mut old = open(&fs, root);
     old.append(&genesis("aaa", "20260101T000000Z")).unwrap();
     // Another machine sees the lease expired: rewrite its expiry.
-    let key = Key::from("j/.ledger/lease");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let lease = runtime.block_on(async {
-        let bytes = fs
-            .object_store()
-            .get(&key)
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        String::from_utf8(bytes.to_vec()).unwrap()
-    });
-    let expired: String = lease
-        .lines()
-        .map(|l| {
-            if l.starts_with("expires ") {
-                "expires 1".to_owned()
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n";
-    runtime
-        .block_on(
-            fs.object_store()
-                .put(&key, PutPayload::from(expired.into_bytes())),
-        )
-        .unwrap();
+    expire_lease(&fs, "j");
     let mut new = open(&fs, root);
     let text = genesis("bbb", "20260101T000000Z");
     let error = old.append(&text).unwrap_err();
@@ -272,7 +239,7 @@ pub fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(new_store:
 }
 
 /// Blobs streamed into a content store in a bucket (`put_blob_from` over
-/// `Store::create_by_digest`), in one conditional put and, above the
+/// `BlobStore::put_by_digest`), in one conditional put and, above the
 /// store's single-put bound, in a multipart upload: each lands at
 /// `<store>/blobs/sha256/<hex>` with its bytes, a second put of the same
 /// bytes is idempotent, and a put over other bytes under that name is
@@ -436,4 +403,68 @@ pub fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(
             Err(e) => assert_eq!(e.kind(), ErrorKind::LeaseHeld, "{fault:?}: {e}"),
         }
     }
+}
+
+/// Rewrites the lease of the root at key prefix `root` in `fs`'s bucket as
+/// expired but not released (testkit's `expired_lease`): the next writer
+/// takes it over and fences the tip.
+fn expire_lease(fs: &Arc<ObjectFs>, root: &str) {
+    let key = Key::from(format!("{root}/.ledger/lease"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let bytes = fs
+            .object_store()
+            .get(&key)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let expired =
+            nenjim_journal_testkit::feeds::expired_lease(std::str::from_utf8(&bytes).unwrap());
+        fs.object_store()
+            .put(&key, PutPayload::from(expired.into_bytes()))
+            .await
+            .unwrap();
+    });
+}
+
+/// Issue 20: on a bucket, both feeds of a served Journal resume exactly
+/// after a sequence before, at or after each fence's gap, from a start and
+/// after a refresh that read more gaps.
+pub fn feeds_resume_across_the_gaps_fences_leave(new_store: NewStore<'_>) {
+    use nenjim_journal_ref::JournalAssembly;
+    use nenjim_journal_testkit::feeds::assert_feeds_resume_across_gaps;
+    let fs = new_store("gaps");
+    let root = Path::new("/g");
+    let aaa = genesis("aaa", "20260101T000000Z");
+    let after_takeover = |texts: &[String]| {
+        expire_lease(&fs, "g");
+        let mut writer = open(&fs, root);
+        for text in texts {
+            writer.append(text).unwrap();
+        }
+        writer.close().unwrap();
+    };
+    let mut first = open(&fs, root);
+    first.append(&aaa).unwrap();
+    first.close().unwrap();
+    after_takeover(&[
+        genesis("bbb", "20260101T000000Z"),
+        genesis("ccc", "20260101T000000Z"),
+    ]);
+    let hub = JournalAssembly::with_file_system(root, LoadOptions::new(), fs.clone());
+    hub.process().start().unwrap();
+    assert_feeds_resume_across_gaps(&*hub.service(), &[1, 3, 4], &[1, 3, 4]);
+    // A successor that changes the description: an event at 6.
+    let changed = successor(&aaa, "20260102T000000Z", "").replace(
+        "DESCRIPTION \"aaa\"",
+        "DESCRIPTION \"aaa, described again\"",
+    );
+    after_takeover(&[changed]);
+    hub.manager().refresh().unwrap();
+    assert_feeds_resume_across_gaps(&*hub.service(), &[1, 3, 4, 6], &[1, 3, 4, 6]);
 }

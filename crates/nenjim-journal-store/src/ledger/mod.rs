@@ -21,7 +21,11 @@
 //! <root>/.ledger/segments/<sequence>.segment     the entries up to <sequence>, one a line
 //! <root>/.ledger/lease, lease.lock               the writer's lease (crate::lease) and its local lock
 //! <root>/.ledger/probe                           a bucket's proof that it refuses a second create
+//! <root>/.ledger/store, store.lock               the root's content store, recorded by the command's `init`
 //! ```
+//!
+//! `store` is metadata for the command (`nenjim-store/1`, then `store
+//! <store>`); no reader of the ledger reads it.
 //!
 //! An entry is one *record*, a line of text ([`Entry`]):
 //!
@@ -89,6 +93,9 @@ pub const SEGMENT_SUFFIX: &str = ".segment";
 pub const SEGMENT_SPAN: u64 = 1000;
 /// The writer's lease file (see [`crate::lease`]).
 pub const LEASE: &str = "lease";
+/// The command's record of the root's content store (`init --store`):
+/// metadata no reader of the ledger reads.
+pub const STORE_RECORD: &str = "store";
 /// The object a writer puts twice to prove that a store refuses a create
 /// over an existing name ([`BlobStore::check_conditional_writes`](crate::BlobStore::check_conditional_writes)).
 pub const PROBE: &str = "probe";

@@ -348,6 +348,9 @@ impl Ledger for SegmentedLedger {
             self.store
                 .remove_all(&path)
                 .map_err(Self::io(&path, "cannot clean an unfinished ledger"))?;
+            self.store
+                .make_dir(&path)
+                .map_err(Self::io(&path, "cannot create the ledger directory"))?;
         }
         let span = usize::try_from(self.segment_span).unwrap_or(usize::MAX);
         for chunk in entries.chunks(span) {
