@@ -108,7 +108,7 @@ impl Entry {
                 .filter(|t| !t.is_empty())
                 .ok_or_else(|| RecordError::new(format!("found `{line}`, expected {what}")))
         };
-        let sequence = parse_number(next("a sequence number")?)?;
+        let sequence = parse_number(next("a sequence number")?, "the sequence")?;
         if sequence == 0 {
             return Err(RecordError::new(format!(
                 "found sequence 0 in `{line}`, expected a sequence from 1"
@@ -129,14 +129,14 @@ impl Entry {
                 let version = next("a Journal version")?
                     .parse()
                     .map_err(RecordError::token)?;
-                let size = parse_number(next("a byte size")?)?;
+                let size = parse_number(next("a byte size")?, "the byte size")?;
                 let digest = next("a sha256: digest")?
                     .parse()
                     .map_err(RecordError::token)?;
                 Record::Revision(RevisionPointer::new(coordinate, version, size, digest))
             }
             "FENCE" => Record::Fence {
-                epoch: parse_number(next("a lease epoch")?)?,
+                epoch: parse_number(next("a lease epoch")?, "the lease epoch")?,
             },
             other => {
                 return Err(RecordError::new(format!(
@@ -209,16 +209,14 @@ impl std::error::Error for RecordError {
     }
 }
 
-/// A decimal number without sign or leading zero.
-fn parse_number(token: &str) -> Result<u64, RecordError> {
-    let canonical =
-        token == "0" || (!token.starts_with('0') && token.bytes().all(|b| b.is_ascii_digit()));
-    match token.parse::<u64>() {
-        Ok(n) if canonical => Ok(n),
-        _ => Err(RecordError::new(format!(
-            "found `{token}`, expected a decimal number"
-        ))),
-    }
+/// A number of a record (a sequence, a size, an epoch): the grammar of a
+/// `CONTENT` size (format section 2), `0` or a decimal without leading
+/// zeros that fits `u64`, read by the same function.
+fn parse_number(token: &str, what: &str) -> Result<u64, RecordError> {
+    nenjim_journal_api::model::build::content_size(token).map_err(|e| RecordError {
+        message: format!("{what} `{token}`: {}", e.message()),
+        source: Some(e),
+    })
 }
 
 #[cfg(test)]
