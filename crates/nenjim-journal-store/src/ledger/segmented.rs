@@ -401,3 +401,73 @@ impl Ledger for SegmentedLedger {
         Ok(entry)
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)] // a test fails by panicking
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::file_system::RealFileSystem;
+
+    fn fence(epoch: u64) -> Record {
+        Record::Fence { epoch }
+    }
+
+    /// The seam's contract on the local implementation: a commit at the
+    /// tip creates the next entry, a commit at an old tip is `TipMoved`
+    /// carrying the entry found, reads after a sequence honour their
+    /// `max`, and segments are written every span entries (and read).
+    #[test]
+    fn commits_at_the_tip_and_reads_after_a_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 2);
+        assert!(!ledger.exists().unwrap());
+        ledger.create(&[]).unwrap();
+        assert!(ledger.exists().unwrap());
+        assert_eq!(ledger.read_after(0, 10).unwrap(), []);
+
+        let first = ledger.commit(0, fence(1)).unwrap();
+        assert_eq!(first.sequence(), 1);
+        match ledger.commit(0, fence(2)) {
+            Err(CommitError::TipMoved { found }) => assert_eq!(found, Some(first.clone())),
+            other => panic!("{other:?}"),
+        }
+        for tip in 1..5 {
+            assert_eq!(ledger.commit(tip, fence(1)).unwrap().sequence(), tip + 1);
+        }
+        // Segments every 2 entries: 2 and 4 written, 5 not yet.
+        assert!(segment_path(root, 2).is_file() && segment_path(root, 4).is_file());
+        assert!(!segment_path(root, 6).exists());
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        let sequences =
+            |entries: Vec<Entry>| entries.iter().map(Entry::sequence).collect::<Vec<_>>();
+        assert_eq!(
+            sequences(reader.read_after(0, 10).unwrap()),
+            [1, 2, 3, 4, 5]
+        );
+        assert_eq!(sequences(reader.read_after(3, 10).unwrap()), [4, 5]);
+        assert_eq!(sequences(reader.read_after(1, 2).unwrap()), [2, 3]);
+        assert_eq!(reader.read_after(5, 10).unwrap(), []);
+        let (_, segmented) = reader.read_all_after(0).unwrap();
+        assert_eq!(segmented, 4);
+    }
+
+    /// A segment that does not end where its name says is `LedgerMismatch`.
+    #[test]
+    fn a_segment_that_lies_about_its_end_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger
+            .create(&[Entry::new(1, fence(1)), Entry::new(2, fence(1))])
+            .unwrap();
+        std::fs::rename(segment_path(root, 2), segment_path(root, 3)).unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(segment_path(root, 3).as_path()));
+    }
+}
