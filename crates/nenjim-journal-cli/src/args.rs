@@ -252,8 +252,14 @@ pub struct RootArgs {
     /// directory and read them from it next time (checked by their SHA-256;
     /// default `$XDG_CACHE_HOME/nenjim-journal`, else
     /// `$HOME/.cache/nenjim-journal`).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
+    /// For a root in an object store: read every revision file from the
+    /// store (a cached copy is the recorded bytes, so a read through the
+    /// cache does not notice a revision file changed or deleted in the
+    /// store since).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `check <root> [--examples] [--json]`

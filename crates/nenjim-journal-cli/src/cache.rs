@@ -8,7 +8,10 @@
 //! checked again, used instead of a GET: a second `check` of an unchanged
 //! bucket root reads its ledger and no revision file. A copy whose bytes do
 //! not have its name's digest is removed and fetched again; a copy that
-//! cannot be written only costs the next run a GET.
+//! cannot be written only costs the next run a GET. The trade: a read
+//! through the cache does not notice a recorded revision file changed or
+//! deleted in the store after it was cached (it has the recorded bytes);
+//! `--no-cache` reads every file from the store.
 
 use std::ffi::OsString;
 use std::io;

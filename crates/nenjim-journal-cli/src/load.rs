@@ -50,11 +50,15 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
         Address::Local(root) => JournalAssembly::with_options(root, options),
         // `journal_root()` is then the root's path inside the store.
         Address::Object { store, root } => {
-            let fs: Arc<dyn nenjim_journal_fs::FileSystem> =
-                match args.cache.clone().or_else(crate::cache::default_dir) {
-                    Some(dir) => Arc::new(crate::cache::Cached::new(store, dir)),
-                    None => store,
-                };
+            let dir = if args.no_cache {
+                None
+            } else {
+                args.cache.clone().or_else(crate::cache::default_dir)
+            };
+            let fs: Arc<dyn nenjim_journal_fs::FileSystem> = match dir {
+                Some(dir) => Arc::new(crate::cache::Cached::new(store, dir)),
+                None => store,
+            };
             JournalAssembly::with_file_system(root, options, fs)
         }
     };
