@@ -319,15 +319,15 @@ impl LedgerReader for SegmentedLedger {
         exists(&*self.store, &self.root)
     }
 
-    /// Also learns the entries after the last segment (for its checkpoints).
+    /// Also learns the entries after the last segment (for the checkpoint
+    /// the next commit writes).
     fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
         let (mut entries, segmented) = self.reader().read_all_after(after)?;
         entries.truncate(max.max(1));
         let mut unsegmented = self.unsegmented();
         unsegmented.retain(|e| e.sequence() > segmented && e.sequence() <= after);
         unsegmented.extend(entries.iter().filter(|e| e.sequence() > segmented).cloned());
-        drop(unsegmented);
-        self.checkpoint();
+        // A read writes nothing: a checkpoint due is written by the next commit.
         Ok(entries)
     }
 
