@@ -51,6 +51,66 @@ impl FsJournalWriter {
         }
     }
 
+    /// The error of a commit at `sequence` that did not commit, and what
+    /// follows from it: a lost lease ends the writer; after `TipMoved` the
+    /// writer reads what the other writer committed, so the caller can
+    /// retry against the new tip (only if that read fails is the writer
+    /// left refusing every append).
+    fn failed_commit(&mut self, sequence: u64, failed: CommitError) -> JournalError {
+        let moved = matches!(failed, CommitError::TipMoved { .. });
+        let error = self.commit_error(sequence, failed);
+        match error.kind() {
+            ErrorKind::LeaseLost => {
+                self.poisoned = Some(build::error(error.kind(), error.message()));
+            }
+            ErrorKind::TipMoved if moved => {
+                if let Err(reload) = self.catch_up() {
+                    self.poisoned = Some(build::error(
+                        ErrorKind::TipMoved,
+                        format!(
+                            "{}; reading the ledger again failed ({reload}): open the writer again",
+                            error.message()
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        error
+    }
+
+    /// Creates `FENCE` entries (of this writer's epoch) at each sequence
+    /// after the tip up to `tip`, so that the next append gets `tip + 1`:
+    /// a copy of a root keeps the source's sequences by fencing the gaps
+    /// the source's own fences left. Nothing to do at `tip`; a tip past it
+    /// is `LedgerMismatch` (sequences never go back). Like an append: the
+    /// lease is checked first, and another writer's entry is `TipMoved`
+    /// (the ledger is then read again) or `LeaseLost`.
+    pub fn fence_to(&mut self, tip: u64) -> Result<(), JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(build::error(poisoned.kind(), poisoned.message()).with_path(&self.root));
+        }
+        if tip < self.tip {
+            return Err(build::error(
+                ErrorKind::LedgerMismatch,
+                format!(
+                    "found the ledger's tip at sequence {}, expected it at or before {tip} (sequences never go back)",
+                    self.tip
+                ),
+            )
+            .with_path(ledger::ledger_dir(&self.root)));
+        }
+        while self.tip < tip {
+            self.check_lease()?;
+            let sequence = self.tip + 1;
+            match self.ledger.commit(self.tip, self.lease.fence()) {
+                Ok(entry) => self.tip = entry.sequence(),
+                Err(failed) => return Err(self.failed_commit(sequence, failed)),
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the lease before a commit (renewing it past half its time);
     /// a lost lease poisons the writer.
     fn check_lease(&mut self) -> Result<(), JournalError> {
@@ -161,33 +221,7 @@ impl JournalWriter for FsJournalWriter {
                 self.tip = entry.sequence();
                 Ok(build::appended(revision, true))
             }
-            Err(failed) => {
-                let moved = matches!(failed, CommitError::TipMoved { .. });
-                let error = self.commit_error(sequence, failed);
-                match error.kind() {
-                    ErrorKind::LeaseLost => {
-                        self.poisoned = Some(build::error(error.kind(), error.message()));
-                    }
-                    // Another writer committed this sequence: read what it
-                    // committed, so the caller can retry against the new
-                    // tip (the revision file written above is then found
-                    // with its bytes and recorded). Only if that read fails
-                    // is the writer left refusing every append.
-                    ErrorKind::TipMoved if moved => {
-                        if let Err(reload) = self.catch_up() {
-                            self.poisoned = Some(build::error(
-                                ErrorKind::TipMoved,
-                                format!(
-                                    "{}; reading the ledger again failed ({reload}): open the writer again",
-                                    error.message()
-                                ),
-                            ));
-                        }
-                    }
-                    _ => {}
-                }
-                Err(error)
-            }
+            Err(failed) => Err(self.failed_commit(sequence, failed)),
         }
     }
 }

@@ -267,6 +267,12 @@ impl FsJournalWriter {
         self.lease.release()
     }
 
+    /// The ledger's last sequence as this writer knows it: that of the last
+    /// revision, or of a `FENCE` entry after it.
+    pub fn tip(&self) -> u64 {
+        self.tip
+    }
+
     /// The revisions this writer knows, as a start of the root would load them.
     pub fn state(&self) -> &ChainState {
         &self.state
