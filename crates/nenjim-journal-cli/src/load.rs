@@ -58,7 +58,10 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
                 args.cache.clone().or_else(crate::cache::default_dir)
             };
             let fs: Arc<dyn nenjim_journal_fs::FileSystem> = match dir {
-                Some(dir) => Arc::new(crate::cache::Cached::new(store, dir)),
+                Some(dir) => {
+                    let origin = crate::cache::origin(&nenjim_journal_store::BlobStore::location(&*store));
+                    Arc::new(crate::cache::Cached::new(store, dir, origin))
+                }
                 None => store,
             };
             JournalAssembly::with_file_system(root, options, fs)
