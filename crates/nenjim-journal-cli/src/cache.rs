@@ -324,6 +324,11 @@ use std::sync::Arc;
     /// entries), and the GETs of a first and
     /// a second start through the cache at `dir` (a `check` loads so).
     fn gets_of_two_starts(revisions: usize, dir: &Path) -> (u64, u64) {
+        gets_of_two_starts_of(revisions, "a", dir)
+    }
+
+    /// [`gets_of_two_starts`], the artifacts named `<prefix><n>`.
+    fn gets_of_two_starts_of(revisions: usize, prefix: &str, dir: &Path) -> (u64, u64) {
         let bucket = Arc::new(ObjectFs::memory().unwrap());
         let root = Path::new("/j");
         bucket.ensure_dir(root).unwrap();
@@ -334,7 +339,7 @@ use std::sync::Arc;
         )
         .unwrap();
         for i in 0..revisions {
-            let text = bare_genesis(&format!("a{i:05}"), "20260101T000000Z");
+            let text = bare_genesis(&format!("{prefix}{i:05}"), "20260101T000000Z");
             writer.append(&text).unwrap();
         }
         writer.close().unwrap();
@@ -349,7 +354,12 @@ use std::sync::Arc;
             ));
             let assembly = JournalAssembly::with_file_system(root, LoadOptions::new(), cached);
             assembly.process().start().unwrap();
-            assert_eq!(assembly.service().coordinates().unwrap().len(), revisions);
+            let coordinates = assembly.service().coordinates().unwrap();
+            assert_eq!(coordinates.len(), revisions);
+            assert!(
+                coordinates.iter().all(|c| c.as_str().starts_with(prefix)),
+                "{coordinates:?}"
+            );
             gets.push(reader.requests().get);
         }
         (gets[0], gets[1])
@@ -402,6 +412,23 @@ use std::sync::Arc;
         let (again, _) = gets_of_two_starts(300, dir.path());
         assert_eq!(again, 4, "{first}");
         assert_eq!(std::fs::read_to_string(damaged[0]).unwrap(), text);
+    }
+
+    /// A root replaced at its URL by another with as many segments (the
+    /// same names) is noticed by the compared newest segment: every copy
+    /// of its segments is dropped, and the new root is what loads.
+    #[test]
+    fn a_replaced_root_drops_its_segment_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = gets_of_two_starts_of(300, "a", dir.path());
+        assert_eq!(second, 3);
+        // Each start asserts every artifact is a `b…` one, none of the
+        // cached `a…` ones.
+        let (replaced, again) = gets_of_two_starts_of(300, "b", dir.path());
+        // The marker, the compared segment, then every segment and
+        // revision file of the new root, and the absent entry.
+        assert_eq!(replaced, first + 1, "{first}");
+        assert_eq!(again, 3);
     }
 
     /// A cached copy whose bytes are not its digest's is never used: it is

@@ -479,7 +479,9 @@ fn s3(moto: &Moto, dir: &Path, args: &[&str]) -> Command {
 }
 
 /// The command with `args` in `dir`, against the S3 server at `endpoint`
-/// (plain HTTP allowed, moto's test credentials).
+/// (plain HTTP allowed, moto's test credentials), its default cache
+/// `dir/.cache/nenjim-journal` (never the user's: a moto server of another
+/// run may have had the same port and bucket).
 pub(crate) fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
     let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
     let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), &args);
@@ -490,7 +492,8 @@ pub(crate) fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")
         .env("AWS_REGION", "us-east-1")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("XDG_CACHE_HOME", dir.join(".cache"));
     command
 }
 
@@ -685,17 +688,20 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
 
 // ---------------------------------------------------------------- a write that timed out
 
-/// An HTTP proxy in front of the S3 server that, once armed, never answers
-/// a PUT of a ledger entry (and never forwards it): the writer's request
+/// An HTTP proxy in front of the S3 server that counts the GETs of
+/// objects it forwards (`cache`'s tests) and, once armed, never answers a
+/// PUT of a ledger entry (and never forwards it): the writer's request
 /// times out, as on a network that lost it.
-struct Proxy {
-    endpoint: String,
+pub(crate) struct Proxy {
+    pub(crate) endpoint: String,
     armed: Arc<AtomicBool>,
     held: Arc<AtomicUsize>,
+    /// The GETs of an object (not of a listing) forwarded so far.
+    pub(crate) gets: Arc<AtomicUsize>,
 }
 
 impl Proxy {
-    fn start(upstream: &str) -> Proxy {
+    pub(crate) fn start(upstream: &str) -> Proxy {
         let listener =
             TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind a proxy: {e}"));
         let port = listener
@@ -705,12 +711,18 @@ impl Proxy {
         let upstream = upstream.trim_start_matches("http://").to_owned();
         let armed = Arc::new(AtomicBool::new(false));
         let held = Arc::new(AtomicUsize::new(0));
-        let (a, h) = (Arc::clone(&armed), Arc::clone(&held));
+        let gets = Arc::new(AtomicUsize::new(0));
+        let (a, h, g) = (Arc::clone(&armed), Arc::clone(&held), Arc::clone(&gets));
         thread::spawn(move || {
             for client in listener.incoming().map_while(Result::ok) {
-                let (upstream, a, h) = (upstream.clone(), Arc::clone(&a), Arc::clone(&h));
+                let (upstream, a, h, g) = (
+                    upstream.clone(),
+                    Arc::clone(&a),
+                    Arc::clone(&h),
+                    Arc::clone(&g),
+                );
                 thread::spawn(move || {
-                    let _ = serve(client, &upstream, &a, &h);
+                    let _ = serve(client, &upstream, &a, &h, &g);
                 });
             }
         });
@@ -718,6 +730,7 @@ impl Proxy {
             endpoint: format!("http://127.0.0.1:{port}"),
             armed,
             held,
+            gets,
         }
     }
 }
@@ -729,6 +742,7 @@ fn serve(
     upstream: &str,
     armed: &AtomicBool,
     held: &AtomicUsize,
+    gets: &AtomicUsize,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(client.try_clone()?);
     let mut client = client;
@@ -763,6 +777,9 @@ fn serve(
             let mut sink = [0u8; 1024];
             while reader.read(&mut sink)? > 0 {}
             return Ok(());
+        }
+        if method == "GET" && !target.contains("list-type=") {
+            gets.fetch_add(1, Ordering::SeqCst);
         }
         let mut up = TcpStream::connect(upstream)?;
         let mut forwarded = String::new();

@@ -1,5 +1,6 @@
 //! End-to-end tests of the built `nenjim-journal` binary, in one test
-//! binary (every other file of `tests/` a module of it): `cli` (the read
+//! binary (every other file of `tests/` a module of it): `cache` (the
+//! read-through cache of a bucket root, its GETs counted), `cli` (the read
 //! commands, with `cli/people.rs`), `publish` (the commands that write),
 //! `keygen` (a note signer key written, never over a file), `operators`
 //! (issue 20's unattended runs: the lease, `--wait`, signals,
@@ -7,6 +8,7 @@
 //! publish time, root copies, S3 errors), `operators_combined` (where the
 //! two meet) and `s3` (the README's S3 example against moto's server).
 
+mod cache;
 mod cli;
 mod keygen;
 mod operator_checks;
