@@ -29,10 +29,10 @@
 //! place (the format never rewrites one); `--no-cache` reads every file
 //! from the store.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use nenjim_journal_api::valuetypes::RevisionDigest;
@@ -94,11 +94,7 @@ impl Cached {
         hash.update(self.origin.as_bytes());
         hash.update(b"\n");
         hash.update(root.as_os_str().as_encoded_bytes());
-        let hex: String = hash
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         self.dir.join("segments").join(hex)
     }
 
@@ -310,7 +306,7 @@ impl FileSystem for Cached {
 #[allow(clippy::unwrap_used, clippy::panic)] // a test fails by panicking
 mod tests {
     use std::path::Path;
-use std::sync::Arc;
+    use std::sync::Arc;
 
     use nenjim_journal_api::append::JournalWriter as _;
     use nenjim_journal_objstore::ObjectFs;

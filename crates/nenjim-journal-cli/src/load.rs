@@ -59,7 +59,8 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
             };
             let fs: Arc<dyn nenjim_journal_fs::FileSystem> = match dir {
                 Some(dir) => {
-                    let origin = crate::cache::origin(&nenjim_journal_store::BlobStore::location(&*store));
+                    let origin =
+                        crate::cache::origin(&nenjim_journal_store::BlobStore::location(&*store));
                     Arc::new(crate::cache::Cached::new(store, dir, origin))
                 }
                 None => store,

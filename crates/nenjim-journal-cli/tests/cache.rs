@@ -49,7 +49,11 @@ fn check(proxy: &Proxy, dir: &Path, url: &str) -> (String, usize) {
     let gets = proxy.gets.load(Ordering::SeqCst) - before;
     let text = String::from_utf8(output.stdout).unwrap();
     // The summary without its time.
-    let summary = text.split(" (loaded in").next().unwrap_or_default().to_owned();
+    let summary = text
+        .split(" (loaded in")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
     (summary, gets)
 }
 
@@ -66,7 +70,10 @@ fn a_second_check_of_an_unchanged_bucket_root_makes_gets_independent_of_its_size
         let (first, first_gets) = check(&proxy, dir.path(), &url);
         assert!(first.contains(&format!("{revisions} revisions")), "{first}");
         // Every revision file and segment once.
-        assert!(first_gets >= revisions + revisions / SPAN as usize, "{first_gets}");
+        assert!(
+            first_gets >= revisions + revisions / SPAN as usize,
+            "{first_gets}"
+        );
         let (second, gets) = check(&proxy, dir.path(), &url);
         assert_eq!(second, first);
         seconds.push(gets);

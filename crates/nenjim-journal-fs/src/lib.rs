@@ -172,6 +172,28 @@ pub fn load_recorded(
     }
 }
 
+/// Refreshes `state` (loaded by [`load_recorded`] from the same ledger) by
+/// the ledger `ledger` (any backend: a NATS stream as well as `log/` and
+/// `segments/`), reading through `fs` only the revision files its entries
+/// after `state`'s last sequence record: each accepted revision is handed
+/// to `publish` as soon as it is, at its sequence. The ledger is asked for
+/// what follows `state.last_sequence()` and nothing before it; a recorded
+/// file whose size or SHA-256 differs from its record is `LedgerMismatch`.
+/// The first failure stops the refresh and returns its error; everything
+/// published before it stays. The report's `unchanged` is the revisions
+/// `state` held (none of which is read again); its unrecorded count is 0
+/// (counting the files a ledger does not record is `check`'s,
+/// [`unrecorded_with`]).
+pub fn refresh_recorded(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+    state: &ChainState,
+    publish: &mut dyn FnMut(ChainState),
+) -> Result<RefreshReport, JournalError> {
+    recorded::refresh(fs, root, ledger, state, publish)
+}
+
 /// Ingests into `state` the revisions that `entries` (the ledger's entries
 /// after the state's, in order) record, reading their files through `fs`,
 /// and returns the new state: what a writer that found the tip moved

@@ -5,4 +5,5 @@
 mod batches;
 mod faults;
 mod layout;
+mod recorded;
 mod refresh;
