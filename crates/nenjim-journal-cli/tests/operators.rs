@@ -29,18 +29,18 @@ use tempfile::TempDir;
 
 // ---------------------------------------------------------------- helpers
 
-fn command(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
+pub(crate) fn command(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
     let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), args);
     command.env("NO_COLOR", "1");
     command
 }
 
-fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+pub(crate) fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     cli::output(&mut command(args))
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
-fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
+pub(crate) fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
     let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = args.to_vec();
     all.push(&"--json");
     let output = run(&all);

@@ -11,7 +11,7 @@
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use nenjim_journal_testkit::cli::{
     self, Lines, assert_code, exit_of, fifo, ledger_records, sha256_hex as hex, signal, tempdir,
@@ -20,26 +20,10 @@ use nenjim_journal_testkit::cli::{
 use serde_json::Value;
 use tempfile::TempDir;
 
+// The command, run, and run with `--json`: the helpers of `operators`.
+use crate::operators::{command, run, run_json};
+
 // ---------------------------------------------------------------- helpers
-
-fn command(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
-    let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), args);
-    command.env("NO_COLOR", "1");
-    command
-}
-
-fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    cli::output(&mut command(args))
-}
-
-/// Runs with `--json`, checks the exit code, returns the document.
-fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
-    let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = args.to_vec();
-    all.push(&"--json");
-    let output = run(&all);
-    assert_code(&output, expected);
-    cli::json(&output)
-}
 
 fn sequences(doc: &Value) -> Vec<u64> {
     doc["appended"]

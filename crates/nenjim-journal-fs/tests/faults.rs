@@ -10,7 +10,7 @@ use std::sync::Arc;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{LoadOptions, RealFileSystem, load_with, refresh_with};
-use nenjim_journal_testkit::faults::{Fault, Op, Recording, Swap};
+use nenjim_journal_testkit::faults::{Fault, Op, Recording, Swap, io_kind};
 use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 use rstest::rstest;
 
@@ -42,13 +42,6 @@ fn os_error(error: &JournalError) -> Option<i32> {
         .source()
         .and_then(|s| s.downcast_ref::<io::Error>())
         .and_then(io::Error::raw_os_error)
-}
-
-fn io_kind(error: &JournalError) -> Option<io::ErrorKind> {
-    error
-        .source()
-        .and_then(|s| s.downcast_ref::<io::Error>())
-        .map(io::Error::kind)
 }
 
 #[rstest]

@@ -7,22 +7,17 @@
 //! unique within one start or refresh, rather than by its position).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::error::Error as _;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::{JournalRevision, ReplayRequest};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
-use nenjim_journal_testkit::faults::{Call, Fault, Op, Recording};
-use nenjim_journal_testkit::memory_fs::MemoryFs;
+use nenjim_journal_testkit::faults::{Call, Fault, Op, Recording, io_kind};
+use nenjim_journal_testkit::memory_fs::{MemoryFs, root};
 use nenjim_journal_testkit::texts::{genesis, successor, ts};
-
-fn root() -> PathBuf {
-    PathBuf::from("/journal")
-}
 
 fn put(fs: &MemoryFs, coordinate: &str, k: u32, text: &str) {
     fs.put(
@@ -82,13 +77,6 @@ fn applies(call: &Call, fault: Fault) -> bool {
             && path
                 .extension()
                 .is_some_and(|e| e == "journal" || e == "example"))
-}
-
-fn io_kind(error: &JournalError) -> Option<io::ErrorKind> {
-    error
-        .source()
-        .and_then(|s| s.downcast_ref::<io::Error>())
-        .map(io::Error::kind)
 }
 
 /// The error of a failed call names its path, and an OS error stays its source.

@@ -14,6 +14,15 @@ use std::sync::{Arc, Mutex};
 
 use nenjim_journal_fs::{EntryKind, EntryMetadata, FileSystem};
 
+/// The OS error kind an error keeps as its source, if it does: a failed
+/// call's error must keep it (the fault walks of fs's `faults` and ref's
+/// `hardening_faults`).
+pub fn io_kind(error: &nenjim_journal_api::error::JournalError) -> Option<io::ErrorKind> {
+    std::error::Error::source(error)
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .map(io::Error::kind)
+}
+
 /// Which call of the [`FileSystem`] trait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {

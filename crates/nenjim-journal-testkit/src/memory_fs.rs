@@ -10,6 +10,12 @@ use std::sync::{Arc, RwLock};
 
 use nenjim_journal_fs::{EntryKind, EntryMetadata, FileSystem};
 
+/// The root of the fault walks' trees in memory (ref's
+/// `hardening_faults`, the writer's `fault_walk`): `/journal`.
+pub fn root() -> PathBuf {
+    PathBuf::from("/journal")
+}
+
 /// A directory tree in memory. Cheap to share between threads; files can be
 /// added and removed while a Journal reads it.
 #[derive(Debug, Default)]

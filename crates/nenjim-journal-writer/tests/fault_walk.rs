@@ -21,13 +21,9 @@ use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::ReplayRequest;
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 use nenjim_journal_testkit::faults::{Call, Fault, Op, Recording};
-use nenjim_journal_testkit::memory_fs::MemoryFs;
+use nenjim_journal_testkit::memory_fs::{MemoryFs, root};
 use nenjim_journal_testkit::texts::{bare_genesis, restated};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
-
-fn root() -> PathBuf {
-    PathBuf::from("/journal")
-}
 
 /// Copies the local tree `from` to `to` (files hard-linked, entries as links).
 fn copy_local(from: &Path, to: &Path) {
