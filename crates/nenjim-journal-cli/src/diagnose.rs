@@ -1,6 +1,10 @@
 //! Every independent error of a root, for `check` (the loader stops at the
 //! first one).
 //!
+//! (This file is over 600 lines because of its unit tests, which compare
+//! the report of broken roots in a directory and in a bucket and check the
+//! chain's kinds it names: its code is under 490.)
+//!
 //! [`nenjim_journal_fs::scan`] applies the loader's own rules of section 7
 //! (entries, names, sizes, UTF-8, header against place) to every entry and
 //! file, going on after an error; this module then ingests the valid files

@@ -2,6 +2,11 @@
 //! [--strict] [--wait D] [--json]`: append hand-written revision files
 //! through the root's writer, in the given order.
 //!
+//! (This file is over 600 lines: it holds the command and, as the inline
+//! module `copy`, the copy of a whole root, about 320 lines that share the
+//! command's report; `copy` is the part to move to `append/copy.rs` when
+//! this file next grows.)
+//!
 //! Each text is validated exactly as ingestion does, written durably to
 //! `<root>/<coordinate>/<version>.journal` (a file already there with the
 //! same bytes, placed by hand, is recorded as it is) and recorded in the
