@@ -14,7 +14,9 @@
 //!   fails one of them ([`faults::Recording`]), including swaps done really
 //!   on disk between the listing and the read;
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
-//!   tests by the chain crate.
+//!   tests by the chain crate;
+//! - `moto` and `nats` (feature `nats`): the S3 and NATS JetStream servers
+//!   the backend tests run against, on 127.0.0.1, stopped by PID on drop.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -27,4 +29,6 @@ pub mod faults;
 pub mod feeds;
 pub mod memory_fs;
 pub mod moto;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub mod texts;
