@@ -70,7 +70,7 @@ impl std::fmt::Debug for Follower {
 
 /// What one wait ended with.
 enum Woke {
-    Message(Option<Result<async_nats::jetstream::Message, String>>),
+    Message(Option<Result<Box<async_nats::jetstream::Message>, String>>),
     Stopped,
     Lost,
     TimedOut,
@@ -134,7 +134,7 @@ impl Follower {
                 biased;
                 _ = stop.wait_for(|s| *s) => Woke::Stopped,
                 _ = lost.wait_for(|l| *l) => Woke::Lost,
-                next = messages.next() => Woke::Message(next.map(|r| r.map_err(|e| e.to_string()))),
+                next = messages.next() => Woke::Message(next.map(|r| r.map(Box::new).map_err(|e| e.to_string()))),
                 () = sleep => Woke::TimedOut,
             }
         });
@@ -169,7 +169,7 @@ impl Follower {
     }
 
     /// Waits for the next entry without limit (see [`Follower::next_timeout`]).
-    pub fn next(&mut self) -> Result<LedgerMessage, JournalError> {
+    pub fn wait(&mut self) -> Result<LedgerMessage, JournalError> {
         loop {
             if let Some(message) = self.next_timeout(None)? {
                 return Ok(message);

@@ -451,7 +451,7 @@ fn a_follower_sees_each_append_of_another_connection_once_and_in_order() {
     let reader = root.ledger().unwrap();
     let mut follower = reader.follow(0).unwrap();
     // The backlog first.
-    let first = follower.next().unwrap();
+    let first = follower.wait().unwrap();
     assert_eq!(first.entry().sequence(), 1);
     assert_eq!(first.revision(), Some(chain[0].1.as_bytes()));
     // Then each commit made elsewhere, as it comes.
@@ -466,7 +466,7 @@ fn a_follower_sees_each_append_of_another_connection_once_and_in_order() {
     });
     let mut seen = Vec::new();
     for _ in 0..3 {
-        seen.push(follower.next().unwrap().entry().clone());
+        seen.push(follower.wait().unwrap().entry().clone());
     }
     let writer = appender.join().unwrap();
     assert_eq!(
@@ -487,7 +487,7 @@ fn a_follower_sees_each_append_of_another_connection_once_and_in_order() {
             .is_none()
     );
     commit(&writer, 4, &ts(7), &genesis("right-pad", &ts(7), &[]));
-    assert_eq!(follower.next().unwrap().entry().sequence(), 5);
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 5);
 
     // A follower started later, after the tip, sees only what comes next.
     let mut late = reader.follow(5).unwrap();
@@ -497,8 +497,8 @@ fn a_follower_sees_each_append_of_another_connection_once_and_in_order() {
             .is_none()
     );
     commit(&writer, 5, &ts(8), &genesis("up-pad", &ts(8), &[]));
-    assert_eq!(late.next().unwrap().entry().sequence(), 6);
-    assert_eq!(follower.next().unwrap().entry().sequence(), 6);
+    assert_eq!(late.wait().unwrap().entry().sequence(), 6);
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 6);
 }
 
 #[test]
@@ -510,7 +510,7 @@ fn the_stop_signal_releases_a_blocked_follower_with_stopped() {
     let (tx, rx) = std::sync::mpsc::channel();
     let waiting = thread::spawn(move || {
         tx.send(()).unwrap();
-        follower.next()
+        follower.wait()
     });
     rx.recv().unwrap();
     ledger.stop_signal().stop();
@@ -534,7 +534,7 @@ fn a_stopped_server_is_a_typed_error_for_a_waiting_follower_and_a_committer() {
     let (tx, rx) = std::sync::mpsc::channel();
     let waiting = thread::spawn(move || {
         tx.send(()).unwrap();
-        follower.next()
+        follower.wait()
     });
     rx.recv().unwrap();
     server.stop();
@@ -555,6 +555,18 @@ fn a_stopped_server_is_a_typed_error_for_a_waiting_follower_and_a_committer() {
     // Nothing was half committed: the restarted server holds entry 1 alone.
     server.restart();
     assert_eq!(everything(&root.ledger().unwrap(), 10).len(), 1);
+}
+
+#[test]
+fn a_missing_server_fails_the_test_naming_how_to_install_it() {
+    let missing = std::path::Path::new("/nonexistent/nats-server");
+    let panic = std::panic::catch_unwind(|| NatsServer::start_with(missing)).unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains(nenjim_journal_testkit::nats::INSTALL),
+        "{message}"
+    );
+    assert!(message.contains("/nonexistent/nats-server"), "{message}");
 }
 
 /// Direct access to the server, around the ledger: what a test inspects

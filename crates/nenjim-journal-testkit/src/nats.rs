@@ -23,6 +23,7 @@ pub struct NatsServer {
     child: Option<Child>,
     port: u16,
     store: tempfile::TempDir,
+    binary: PathBuf,
 }
 
 impl NatsServer {
@@ -34,6 +35,15 @@ impl NatsServer {
     /// When the binary is missing or the server does not come up: a test
     /// that needs it fails, naming how to install it.
     pub fn start() -> NatsServer {
+        NatsServer::start_with(&NatsServer::binary())
+    }
+
+    /// [`NatsServer::start`] with the server binary `binary`.
+    ///
+    /// # Panics
+    ///
+    /// As [`NatsServer::start`].
+    pub fn start_with(binary: &Path) -> NatsServer {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -43,6 +53,7 @@ impl NatsServer {
             child: None,
             port,
             store,
+            binary: binary.to_path_buf(),
         };
         server.spawn();
         server
@@ -55,8 +66,8 @@ impl NatsServer {
     }
 
     fn spawn(&mut self) {
-        let binary = NatsServer::binary();
-        let child = Command::new(&binary)
+        let binary = &self.binary;
+        let child = Command::new(binary)
             .args(["-a", "127.0.0.1", "-p", &self.port.to_string(), "-js", "-sd"])
             .arg(self.store.path())
             .stdin(Stdio::null())
