@@ -20,9 +20,12 @@ pub(crate) struct Connection {
     /// `true` once the client gave up (its reconnect attempts ran out, or it
     /// was closed): nothing will come over this connection again.
     pub(crate) lost: watch::Receiver<bool>,
+    /// Counts the client's reconnections (each `Connected` after the first).
+    pub(crate) reconnected: watch::Receiver<u64>,
     /// `nats://host:port/<name>`, for messages.
     pub(crate) address: String,
     pub(crate) max_reconnects: usize,
+    pub(crate) reconnect_delay: Duration,
     /// Declared last: dropped after the client it runs.
     runtime: tokio::runtime::Runtime,
 }
@@ -46,6 +49,7 @@ impl Connection {
             .build()
             .map_err(|e| build::io_error(&address, "cannot start the NATS client's runtime", e))?;
         let (lost_tx, lost) = watch::channel(false);
+        let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
         let step = options.reconnect_delay;
         let mut connect = async_nats::ConnectOptions::new()
@@ -59,7 +63,11 @@ impl Connection {
             })
             .event_callback(move |event| {
                 let lost_tx = lost_tx.clone();
+                let reconnected_tx = reconnected_tx.clone();
                 async move {
+                    if matches!(event, async_nats::Event::Connected) {
+                        reconnected_tx.send_modify(|n| *n += 1);
+                    }
                     if matches!(
                         event,
                         async_nats::Event::Closed
@@ -120,8 +128,10 @@ impl Connection {
             client,
             js,
             lost,
+            reconnected,
             address,
             max_reconnects: options.max_reconnects,
+            reconnect_delay: options.reconnect_delay,
             runtime,
         })
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_nats::HeaderMap;
 use async_nats::jetstream::consumer::DeliverPolicy;
-use async_nats::jetstream::consumer::pull::OrderedConfig;
+use async_nats::jetstream::consumer::pull::{Ordered, OrderedConfig};
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::object_store::ObjectStore;
@@ -145,6 +145,11 @@ struct Inner {
     stream: Mutex<Option<Stream>>,
     /// The blob bucket, once known to exist.
     blobs: Mutex<Option<ObjectStore>>,
+    /// The consumer of the last [`NatsLedger::read_after`], kept for the
+    /// next one if that reads on where it ended (a start reading batch
+    /// after batch uses one consumer): the sequence it is at and the
+    /// connection's reconnection count when it was made.
+    reading: Mutex<Option<(u64, u64, Ordered)>>,
     /// Revisions up to this many bytes travel inside their message.
     inline_limit: usize,
     /// This handle's id in the `Nats-Msg-Id` of its commits.
@@ -198,6 +203,7 @@ impl NatsLedger {
                 root: root.clone(),
                 stream: Mutex::new(None),
                 blobs: Mutex::new(None),
+                reading: Mutex::new(None),
                 inline_limit,
                 committer: unique_id(),
                 stop: StopSignal::new(),
@@ -403,13 +409,21 @@ impl NatsLedger {
         if tip == after {
             return Ok(Vec::new());
         }
-        let mut messages = self.ordered(after)?;
         let conn = &self.inner.conn;
+        let reconnections = *conn.reconnected.borrow();
+        let kept = lock(&self.inner.reading)
+            .take()
+            .filter(|(at, made, _)| *at == after && *made == reconnections);
+        let mut messages = match kept {
+            Some((_, _, messages)) => messages,
+            None => self.ordered(after)?,
+        };
         let mut read = Vec::with_capacity(count.min(4096));
         while read.len() < count {
-            let next = conn.block_on(async {
-                tokio::time::timeout(self.inner.root.options.request_timeout, messages.next()).await
-            });
+            let expected = after + read.len() as u64 + 1;
+            let timeout = self.inner.root.options.request_timeout;
+            let next =
+                conn.block_on(async { tokio::time::timeout(timeout, messages.next()).await });
             let message = match next {
                 Ok(Some(Ok(message))) => message,
                 Ok(Some(Err(e))) => {
@@ -419,24 +433,18 @@ impl NatsLedger {
                 Err(_) => {
                     return Err(conn.request_error(
                         "cannot read the ledger's stream",
-                        format!(
-                            "no message {} within {:?}",
-                            after + read.len() as u64 + 1,
-                            self.inner.root.options.request_timeout
-                        ),
+                        format!("no message {expected} within {timeout:?}"),
                     ));
                 }
             };
-            read.push(self.decode(&message, after + read.len() as u64 + 1)?);
+            read.push(self.decode(&message, expected)?);
         }
+        *lock(&self.inner.reading) = Some((after + read.len() as u64, reconnections, messages));
         Ok(read)
     }
 
     /// An ordered consumer of the stream from `after + 1`.
-    pub(crate) fn ordered(
-        &self,
-        after: u64,
-    ) -> Result<async_nats::jetstream::consumer::pull::Ordered, JournalError> {
+    pub(crate) fn ordered(&self, after: u64) -> Result<Ordered, JournalError> {
         let stream = self.stream()?;
         let conn = &self.inner.conn;
         let config = OrderedConfig {

@@ -652,3 +652,31 @@ mod raw {
         }
     }
 }
+
+#[test]
+fn a_follower_goes_on_after_a_server_restart_without_a_gap_or_a_repeat() {
+    let mut server = NatsServer::start();
+    let root = root(&server, "restart")
+        .max_reconnects(1000)
+        .reconnect_delay(Duration::from_millis(10));
+    let writer = created(&root);
+    commit(&writer, 0, &ts(1), &genesis("left-pad", &ts(1), &[]));
+    drop(writer);
+    let reader = root.ledger().unwrap();
+    let mut follower = reader.follow(0).unwrap();
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 1);
+    // A batch read before the restart, on the follower's connection...
+    assert_eq!(reader.read_after(0, 1).unwrap().len(), 1);
+    server.restart();
+    let writer = root.ledger().unwrap();
+    commit(&writer, 1, &ts(2), &genesis("right-pad", &ts(2), &[]));
+    commit(&writer, 2, &ts(3), &genesis("up-pad", &ts(3), &[]));
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 2);
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 3);
+    assert!(
+        follower
+            .next_timeout(Some(Duration::from_millis(100)))
+            .unwrap()
+            .is_none()
+    );
+}
