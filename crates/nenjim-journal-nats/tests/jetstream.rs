@@ -1,6 +1,5 @@
 //! The JetStream layer against a real `nats-server -js` (started by the
 //! tests on 127.0.0.1, stopped by PID; a test fails when it cannot be had).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::{Arc, Barrier};
 use std::thread;

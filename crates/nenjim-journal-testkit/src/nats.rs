@@ -24,6 +24,7 @@ pub struct NatsServer {
     port: u16,
     store: tempfile::TempDir,
     binary: PathBuf,
+    args: Vec<String>,
 }
 
 impl NatsServer {
@@ -44,6 +45,20 @@ impl NatsServer {
     ///
     /// As [`NatsServer::start`].
     pub fn start_with(binary: &Path) -> NatsServer {
+        NatsServer::start_configured(binary, &[])
+    }
+
+    /// [`NatsServer::start`] with more arguments for the server (say
+    /// `--auth <token>`, or `--user <u> --pass <p>`).
+    ///
+    /// # Panics
+    ///
+    /// As [`NatsServer::start`].
+    pub fn start_with_args(args: &[&str]) -> NatsServer {
+        NatsServer::start_configured(&NatsServer::binary(), args)
+    }
+
+    fn start_configured(binary: &Path, args: &[&str]) -> NatsServer {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -54,6 +69,7 @@ impl NatsServer {
             port,
             store,
             binary: binary.to_path_buf(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
         };
         server.spawn();
         server
@@ -70,6 +86,7 @@ impl NatsServer {
         let child = Command::new(binary)
             .args(["-a", "127.0.0.1", "-p", &self.port.to_string(), "-js", "-sd"])
             .arg(self.store.path())
+            .args(&self.args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
