@@ -16,6 +16,7 @@ use bytes::Bytes;
 use futures::StreamExt as _;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use nenjim_journal_fs::ledger::{Entry, Record, RevisionPointer};
 use sha2::{Digest as _, Sha256};
 use tokio::io::AsyncReadExt as _;
@@ -32,6 +33,10 @@ pub const BLOB_HEADER: &str = "Nenjim-Blob";
 /// The prefix of a revision's object key in the blob bucket; the key is
 /// `revisions/sha256/<hex>`.
 pub const REVISION_KEY_PREFIX: &str = "revisions/sha256/";
+/// The prefix of a content blob's key in the blob bucket (the content
+/// store of a NATS root); the key is `blobs/sha256/<hex>`, as a directory
+/// content store's path.
+pub const CONTENT_KEY_PREFIX: &str = "blobs/sha256/";
 /// How many times a publish whose answer was lost is sent again (with the
 /// same `Nats-Msg-Id`, so the server stores it at most once).
 const PUBLISH_ATTEMPTS: usize = 3;
@@ -81,6 +86,30 @@ impl LedgerMessage {
     /// The entry and the revision's bytes.
     pub fn into_parts(self) -> (Entry, Option<Bytes>) {
         (self.entry, self.revision)
+    }
+}
+
+impl std::fmt::Display for CommitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommitError::TipMoved { tip, found } => {
+                write!(f, "the ledger's tip moved to sequence {tip}")?;
+                match found {
+                    Some(entry) => write!(f, " (found `{entry}`)"),
+                    None => Ok(()),
+                }
+            }
+            CommitError::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CommitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CommitError::TipMoved { .. } => None,
+            CommitError::Failed(e) => Some(e),
+        }
     }
 }
 
@@ -173,13 +202,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// The hex SHA-256 of `bytes`.
 fn sha256_hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(hex, "{b:02x}");
-    }
-    hex
+    hex(&Sha256::digest(bytes))
 }
 
 /// The room kept under the server's `max_payload` for the headers of a
@@ -499,7 +522,7 @@ impl NatsLedger {
                 "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
             ))
         })?;
-        let entry = Entry::parse(&line).map_err(&mismatch)?;
+        let entry = Entry::parse(&line).map_err(|e| mismatch(e.to_string()))?;
         if entry.sequence() != sequence {
             return Err(mismatch(format!(
                 "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
@@ -707,15 +730,22 @@ impl NatsLedger {
     }
 
     /// Puts `bytes` at `key` of the blob bucket, unless an object of the
-    /// same size and digest is there already (a key is its bytes' SHA-256:
-    /// never replaced, so a reader never sees it change).
+    /// same size and SHA-256 (as the bucket records it) is there already: a
+    /// key is its bytes' SHA-256, so a good object is never replaced and a
+    /// reader never sees it change.
     fn put_blob_object(&self, key: &str, bytes: &[u8]) -> Result<(), JournalError> {
+        use base64::Engine as _;
         let store = self.blob_bucket(true)?;
         let conn = &self.inner.conn;
+        let digest = format!(
+            "SHA-256={}",
+            base64::engine::general_purpose::URL_SAFE.encode(Sha256::digest(bytes))
+        );
         let existing = conn.block_on(store.info(key));
         if let Ok(info) = existing
             && !info.deleted
             && u64::try_from(info.size).ok() == Some(bytes.len() as u64)
+            && info.digest.as_deref() == Some(digest.as_str())
         {
             return Ok(());
         }
@@ -724,6 +754,90 @@ impl NatsLedger {
             .map(|_| ())
             .map_err(|e| conn.request_error(&format!("cannot put the blob {key}"), e))
     }
+}
+
+impl NatsLedger {
+    /// Puts `bytes` into the root's content store (the object
+    /// `blobs/sha256/<hex>` of the blob bucket), idempotently, and returns
+    /// its content pointer.
+    pub fn put_blob(&self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
+        let pointer = ContentPointer::new(ContentDigest::of_bytes(bytes), bytes.len() as u64);
+        let key = format!("{CONTENT_KEY_PREFIX}{}", pointer.digest().to_hex());
+        self.put_blob_object(&key, bytes)?;
+        Ok(pointer)
+    }
+
+    /// Checks that the content store holds the blob `pointer` points at,
+    /// exactly (read and hashed as it streams): `BlobMissing` without it,
+    /// `BlobMismatch` for other bytes.
+    pub fn check_blob(&self, pointer: &ContentPointer) -> Result<(), JournalError> {
+        let key = format!("{CONTENT_KEY_PREFIX}{}", pointer.digest().to_hex());
+        let path = PathBuf::from(format!("{}/{key}", self.inner.conn.address));
+        let missing = || {
+            build::error(
+                ErrorKind::BlobMissing,
+                format!(
+                    "found no blob {key} in the bucket {}, expected the content {pointer} put first",
+                    self.inner.names.blob_bucket
+                ),
+            )
+            .with_path(&path)
+        };
+        let store = match self.blob_bucket(false) {
+            Ok(store) => store,
+            Err(_) if self.exists()? => return Err(missing()),
+            Err(e) => return Err(e),
+        };
+        let conn = &self.inner.conn;
+        let measured = conn.block_on(async {
+            let mut object = store.get(&key).await?;
+            let mut hasher = Sha256::new();
+            let mut size = 0u64;
+            let mut buffer = vec![0; 64 * 1024];
+            loop {
+                let n = object.read(&mut buffer).await?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buffer[..n]);
+                size += n as u64;
+            }
+            Ok::<_, async_nats::Error>((size, hasher.finalize()))
+        });
+        let (size, digest) = match measured {
+            Ok(measured) => measured,
+            Err(e) if is_not_found(&e) => return Err(missing()),
+            Err(e) => return Err(conn.request_error(&format!("cannot read the blob {key}"), e)),
+        };
+        let hex = hex(&digest);
+        if size != pointer.size() || hex != pointer.digest().to_hex() {
+            return Err(build::error(
+                ErrorKind::BlobMismatch,
+                format!(
+                    "found the blob {key} of {size} bytes with SHA-256 {hex}, expected {pointer}"
+                ),
+            )
+            .with_path(&path));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a blob bucket's answer says the object is not there.
+fn is_not_found(error: &async_nats::Error) -> bool {
+    error
+        .downcast_ref::<async_nats::jetstream::object_store::GetError>()
+        .is_some_and(|g| g.kind() == async_nats::jetstream::object_store::GetErrorKind::NotFound)
+}
+
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
 }
 
 /// Checks `bytes` against `pointer`'s size and SHA-256.

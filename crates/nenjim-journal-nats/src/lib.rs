@@ -23,6 +23,7 @@
 //! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied |
 //! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
 //! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
+//! | the content store ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
 //!
 //! # The ledger: one message per entry, sequences 1:1
 //!

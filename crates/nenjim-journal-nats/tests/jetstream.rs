@@ -679,3 +679,38 @@ fn a_follower_goes_on_after_a_server_restart_without_a_gap_or_a_repeat() {
             .is_none()
     );
 }
+
+#[test]
+fn content_blobs_are_put_once_and_checked_by_size_and_digest() {
+    use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
+    let server = NatsServer::start();
+    let ledger = created(&root(&server, "content"));
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let pointer = ledger.put_blob(&bytes).unwrap();
+    assert_eq!(
+        pointer,
+        ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64)
+    );
+    assert_eq!(ledger.put_blob(&bytes).unwrap(), pointer);
+    let reader = root(&server, "content").ledger().unwrap();
+    reader.check_blob(&pointer).unwrap();
+    let key = format!("blobs/sha256/{}", pointer.digest().to_hex());
+    let raw = raw::Raw::connect(&server);
+    assert_eq!(raw.object("NENJIM_content_blobs", &key), bytes);
+
+    let absent = ContentPointer::new(ContentDigest::of_bytes(b"absent"), 6);
+    let e = reader.check_blob(&absent).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMissing, "{e}");
+    let mut other = bytes.clone();
+    other[7] ^= 1;
+    raw.put_object("NENJIM_content_blobs", &key, &other);
+    let e = reader.check_blob(&pointer).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMismatch, "{e}");
+    raw.put_object("NENJIM_content_blobs", &key, &bytes[1..]);
+    let e = reader.check_blob(&pointer).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMismatch, "{e}");
+    assert!(
+        e.message().contains(&format!("{} bytes", bytes.len() - 1)),
+        "{e}"
+    );
+}
