@@ -6,3 +6,4 @@
 
 mod credentials;
 mod jetstream;
+mod processes;
