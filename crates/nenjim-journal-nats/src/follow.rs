@@ -52,12 +52,13 @@ impl StopSignal {
 /// the one after the last (`LedgerMismatch` otherwise), and each revision
 /// is checked against its record as [`NatsLedger::read_after`] checks it.
 pub struct Follower {
-    ledger: NatsLedger,
     messages: Option<Ordered>,
     last: u64,
     stop: watch::Receiver<bool>,
     /// The connection's reconnections this follower's consumer has seen.
     reconnected: watch::Receiver<u64>,
+    /// Declared last: its runtime outlives the consumer above.
+    ledger: NatsLedger,
 }
 
 impl std::fmt::Debug for Follower {

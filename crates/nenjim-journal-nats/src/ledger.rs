@@ -167,7 +167,6 @@ pub struct NatsLedger {
 }
 
 struct Inner {
-    conn: Connection,
     names: Names,
     root: NatsRoot,
     /// The stream, once known to exist.
@@ -184,6 +183,9 @@ struct Inner {
     /// This handle's id in the `Nats-Msg-Id` of its commits.
     committer: String,
     stop: StopSignal,
+    /// Declared last: dropped after the consumers and handles above, which
+    /// belong to its runtime.
+    conn: Connection,
 }
 
 impl std::fmt::Debug for Inner {
