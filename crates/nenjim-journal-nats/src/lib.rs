@@ -58,10 +58,14 @@
 //! stream's last sequence is still the writer's tip, so a writer that lost
 //! the race gets [`CommitError::TipMoved`] (with the tip it found) and
 //! nothing of its commit is stored. Its `Nats-Msg-Id` is the committing
-//! handle's id, the sequence and a digest of the record: a publish sent
-//! again after its answer was lost is stored at most once (within the
-//! stream's two-minute duplicate window), and answered with the sequence
-//! of the first.
+//! handle's id, the sequence and a digest of the record, and a publish
+//! whose answer was lost is sent again (up to three times): the server
+//! stores it at most once (the expected sequence refuses a second copy,
+//! and the stream's two-minute duplicate window drops one too), and a
+//! resend refused because the tip moved that finds its own first send at
+//! that sequence (the same message id and record) is that commit's
+//! success, not `TipMoved`. (nats-server 2.15 checks the expected sequence
+//! before the message id, so the resend does see the moved tip.)
 //!
 //! # Following
 //!
