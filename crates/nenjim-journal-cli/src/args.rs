@@ -10,14 +10,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
 pub use crate::commands::publish_args::{
-    AppendArgs, CreateArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
+    AppendArgs, CreateArgs, InitArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
 };
 
 /// Check, inspect, author and verify Nenjim Journal roots.
 ///
 /// Exit codes: 0 everything is valid; 1 the journal, a file or the content
 /// is invalid (or a coordinate, revision or release is unknown); 2 a usage
-/// or I/O problem (bad arguments, missing or unreadable root, file or store).
+/// or I/O problem (bad arguments, missing or unreadable root, file or
+/// store); 75 a write refused for now, nothing written (another writer
+/// holds the lease, committed first or took the lease over: retry later,
+/// or pass --wait); 130 a
+/// writing command stopped by SIGINT or SIGTERM (re-run to resume).
 #[derive(Debug, Parser)]
 #[command(name = "nenjim-journal", version, propagate_version = true)]
 pub struct Cli {
@@ -89,7 +93,10 @@ pub enum Command {
     /// after the last sequence a consumer processed; `--coordinate` and
     /// `--kind` select events (each may be repeated). `--json` prints one JSON
     /// object per line; `--format atom` writes an Atom feed of the newest
-    /// events (50 unless `--limit`). Exit code 1 for an unknown coordinate.
+    /// events (50 unless `--limit`). `--follow` then prints each new event
+    /// as it is appended, until SIGINT or SIGTERM (exit code 0): on a
+    /// directory or a bucket it polls, refreshing the root every
+    /// `--interval` seconds (default 2). Exit code 1 for an unknown coordinate.
     Events(EventsArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
     ///
@@ -133,13 +140,23 @@ pub enum Command {
     ///
     /// `nenjim-journal man > nenjim-journal.1 && man ./nenjim-journal.1`.
     Man(ManArgs),
+    /// Create a Journal root (and its ledger), recording its content store.
+    ///
+    /// Creates the root (a directory or a bucket prefix) and its ledger;
+    /// `--store` records the content store in `<root>/.ledger/store`, which
+    /// `release`, `append` and `verify-content` then use unless given
+    /// `--store`. A store that does not exist is refused unless `--create`.
+    /// Running it again on an existing root records the store given.
+    Init(InitArgs),
     /// Append hand-written revision files to a root through its writer, in the given order.
     ///
     /// Each file is validated exactly as ingestion does, written durably
     /// and recorded in the root's ledger (created on the first write);
     /// prints each one's sequence, digest and path. A file already recorded
     /// is a success that writes nothing. Stops at the first refusal (exit 1;
-    /// the files before it stay appended).
+    /// the files before it stay appended). SIGINT or SIGTERM stops it
+    /// between two files: it prints "N of M appended; re-run to resume",
+    /// gives the lease back and exits 130.
     Append(AppendArgs),
     /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
     ///
@@ -182,6 +199,7 @@ impl Command {
             Command::Diff(_) => "diff",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
+            Command::Init(_) => "init",
             Command::Append(_) => "append",
             Command::PutBlob(_) => "put-blob",
             Command::Create(_) => "create",
@@ -208,6 +226,7 @@ impl Command {
             Command::Diff(a) => a.json,
             Command::Completions(a) => a.json,
             Command::Man(a) => a.json,
+            Command::Init(a) => a.json,
             Command::Append(a) => a.json,
             Command::PutBlob(a) => a.json,
             Command::Create(a) => a.json,
@@ -404,7 +423,7 @@ pub struct HistoryArgs {
 }
 
 /// `events <root> [--after N] [--coordinate C]... [--kind K]... [--limit N]
-/// [--json | --format F] [--examples]`
+/// [--json | --format F] [--follow [--interval S]] [--examples]`
 #[derive(Debug, Args)]
 pub struct EventsArgs {
     #[command(flatten)]
@@ -429,6 +448,26 @@ pub struct EventsArgs {
     /// The output: `text` lines, `json` lines, or an `atom` feed.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<EventFormat>,
+    /// After the events there are, print each new one as it is appended,
+    /// until SIGINT or SIGTERM (exit code 0). On a directory or a bucket
+    /// this polls: an explicit refresh of the root every `--interval`.
+    #[arg(long)]
+    pub follow: bool,
+    /// With `--follow`: seconds between two refreshes of the root (polling; default 2).
+    #[arg(long, value_name = "SECONDS", requires = "follow", value_parser = interval)]
+    pub interval: Option<std::time::Duration>,
+}
+
+/// `--interval`: a positive number of seconds (fractions allowed).
+fn interval(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| {
+            format!("found `{text}`, expected a positive number of seconds (`2`, `0.5`)")
+        })
 }
 
 impl EventsArgs {
@@ -484,14 +523,15 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// `verify-content <root> --store <dir> [--examples] [--all-revisions] [--json]`
+/// `verify-content <root> [--store <dir>] [--examples] [--all-revisions] [--json]`
 #[derive(Debug, Args)]
 pub struct VerifyContentArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// The content store: blobs live at `<store>/blobs/sha256/<hex>`.
-    #[arg(long, value_name = "DIR")]
-    pub store: PathBuf,
+    /// The content store: blobs live at `<store>/blobs/sha256/<hex>` (by
+    /// default the one the root records, `init --store`).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<PathBuf>,
     /// Check the releases of every revision, not only of each latest one.
     #[arg(long)]
     pub all_revisions: bool,

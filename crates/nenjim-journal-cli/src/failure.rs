@@ -3,7 +3,12 @@
 //!
 //! The mapping of Journal errors: the root-access kinds (`RootMissing`,
 //! `RootNotDirectory`, `RootUnreadable`) and `Io` are usage or I/O problems
-//! (exit code 2); every other kind says the journal is invalid (exit code 1).
+//! (exit code 2); `LeaseHeld`, `TipMoved` and `LeaseLost` are refusals to
+//! retry later (exit code 75, sysexits' `EX_TEMPFAIL`: another writer holds
+//! the root, committed first or took this writer's expired lease over;
+//! nothing of the refused append was written); every other kind says the
+//! journal is invalid (exit code 1). A writing command stopped by SIGINT or
+//! SIGTERM exits 130.
 
 use std::fmt;
 use std::path::Path;
@@ -18,8 +23,12 @@ pub enum Status {
     Ok,
     /// The journal, a file or the content is invalid (exit code 1).
     Invalid,
+    /// Refused for now, nothing written: retry later (exit code 75).
+    Retry,
     /// A usage or I/O problem (exit code 2).
     Trouble,
+    /// Stopped by SIGINT or SIGTERM (exit code 130).
+    Interrupted,
 }
 
 impl Status {
@@ -28,7 +37,9 @@ impl Status {
         match self {
             Status::Ok => 0,
             Status::Invalid => 1,
+            Status::Retry => 75,
             Status::Trouble => 2,
+            Status::Interrupted => 130,
         }
     }
 
@@ -39,6 +50,7 @@ impl Status {
             | ErrorKind::RootNotDirectory
             | ErrorKind::RootUnreadable
             | ErrorKind::Io => Status::Trouble,
+            ErrorKind::LeaseHeld | ErrorKind::TipMoved | ErrorKind::LeaseLost => Status::Retry,
             _ => Status::Invalid,
         }
     }
@@ -56,12 +68,36 @@ pub enum CliError {
         /// What was found and what was expected.
         message: String,
     },
+    /// Something the command was given cannot be used (exit code 2), e.g.
+    /// a content store that does not exist.
+    Usage {
+        /// A stable name for JSON (`StoreMissing` …).
+        kind: &'static str,
+        /// What was found and what was expected.
+        message: String,
+    },
+    /// SIGINT or SIGTERM stopped a writing command between two appends
+    /// (exit code 130); the lease was given back.
+    Interrupted {
+        /// How many texts were appended (or found recorded) before.
+        appended: usize,
+        /// How many the command was given.
+        total: usize,
+    },
 }
 
 impl CliError {
     /// A refusal of `kind` (exit code 1).
     pub fn refused(kind: &'static str, message: impl Into<String>) -> CliError {
         CliError::Refused {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// An unusable argument of `kind` (exit code 2).
+    pub fn usage(kind: &'static str, message: impl Into<String>) -> CliError {
+        CliError::Usage {
             kind,
             message: message.into(),
         }
@@ -77,6 +113,8 @@ impl CliError {
         match self {
             CliError::Journal(e) => Status::of_journal_error(e),
             CliError::Refused { .. } => Status::Invalid,
+            CliError::Usage { .. } => Status::Trouble,
+            CliError::Interrupted { .. } => Status::Interrupted,
         }
     }
 
@@ -84,7 +122,8 @@ impl CliError {
     pub fn kind_name(&self) -> &'static str {
         match self {
             CliError::Journal(e) => e.kind().as_str(),
-            CliError::Refused { kind, .. } => kind,
+            CliError::Refused { kind, .. } | CliError::Usage { kind, .. } => kind,
+            CliError::Interrupted { .. } => "Interrupted",
         }
     }
 
@@ -92,7 +131,9 @@ impl CliError {
     pub fn journal(&self) -> Option<&JournalError> {
         match self {
             CliError::Journal(e) => Some(e),
-            CliError::Refused { .. } => None,
+            CliError::Refused { .. } | CliError::Usage { .. } | CliError::Interrupted { .. } => {
+                None
+            }
         }
     }
 }
@@ -101,7 +142,16 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Journal(e) => write!(f, "{e}"),
-            CliError::Refused { message, .. } => f.write_str(message),
+            CliError::Refused { message, .. } | CliError::Usage { message, .. } => {
+                f.write_str(message)
+            }
+            CliError::Interrupted { total: 0, .. } => {
+                f.write_str("interrupted before anything was written; re-run to resume")
+            }
+            CliError::Interrupted { appended, total } => write!(
+                f,
+                "interrupted: {appended} of {total} appended; re-run to resume"
+            ),
         }
     }
 }
@@ -140,7 +190,26 @@ mod tests {
             let e = CliError::from(build::error(kind, "x"));
             assert_eq!(e.status().code(), 1, "{kind}");
         }
+        for kind in [
+            ErrorKind::LeaseHeld,
+            ErrorKind::TipMoved,
+            ErrorKind::LeaseLost,
+        ] {
+            let e = CliError::from(build::error(kind, "x"));
+            assert_eq!(e.status().code(), 75, "{kind}");
+        }
         assert_eq!(CliError::refused("UnknownRelease", "x").status().code(), 1);
+        assert_eq!(CliError::usage("StoreMissing", "x").status().code(), 2);
+        let stopped = CliError::Interrupted {
+            appended: 1,
+            total: 3,
+        };
+        assert_eq!(stopped.status().code(), 130);
+        assert!(
+            stopped
+                .to_string()
+                .contains("1 of 3 appended; re-run to resume")
+        );
         assert!(Status::Trouble > Status::Invalid && Status::Invalid > Status::Ok);
     }
 }

@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nenjim_journal_api::JournalService;
+use nenjim_journal_api::{JournalService, JournalServiceManager};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 
 use crate::address::Address;
@@ -27,6 +27,8 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(1);
 pub struct Loaded {
     /// The read-only queries.
     pub service: Arc<dyn JournalService>,
+    /// The administration view: `refresh()` (`events --follow`).
+    pub manager: Arc<dyn JournalServiceManager>,
     /// How long `start()` took.
     pub elapsed: Duration,
     /// Keeps the assembly (and so the Journal) alive as long as the queries.
@@ -56,6 +58,7 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     result?;
     Ok(Loaded {
         service: assembly.service(),
+        manager: assembly.manager(),
         elapsed,
         _assembly: assembly,
     })

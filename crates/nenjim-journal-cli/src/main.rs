@@ -5,7 +5,9 @@
 //! `main` parses the arguments ([`args::Cli`]), hands the chosen subcommand
 //! to its module under [`commands`], and turns the outcome into an exit code
 //! ([`failure::Status`]): 0 when everything is valid, 1 when the journal or
-//! the content is invalid, 2 for a usage or I/O problem. Results go to
+//! the content is invalid, 2 for a usage or I/O problem, 75 for a write
+//! refused for now (the lease is held, the tip moved: retry later), 130
+//! for a writing command stopped by SIGINT or SIGTERM ([`interrupt`]). Results go to
 //! stdout (text, or one JSON document with `--json`, see [`report`]);
 //! errors and progress go to stderr ([`ui::Ui`]).
 //!
@@ -13,7 +15,7 @@
 //! (`nenjim_journal_ref::JournalAssembly`) and the public API
 //! (`nenjim_journal_api`), so the command sees a root exactly as a service
 //! that calls `start()` does; `lint` and `successor` use the parser alone.
-//! Every write (`append`, `create`, `release`, `yank`, `deprecate`,
+//! Every write (`init`, `append`, `create`, `release`, `yank`, `deprecate`,
 //! `recommend`) goes through the root's one writer,
 //! `nenjim_journal_writer::FsJournalWriter` (its lease and ledger), see
 //! `commands/publish.rs`; `put-blob` and `successor -o` create new files
@@ -27,6 +29,7 @@ mod atom;
 mod commands;
 mod diagnose;
 mod failure;
+mod interrupt;
 mod load;
 mod report;
 mod ui;

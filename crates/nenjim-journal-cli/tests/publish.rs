@@ -125,6 +125,8 @@ fn fixture() -> Fixture {
     let blob = base.join("left-pad-1.0.0.tgz");
     write(&blob, b"the bytes of left-pad 1.0.0");
     let store = base.join("store");
+    // A content store must exist (or be asked for with --create).
+    fs::create_dir(&store).unwrap_or_else(|e| panic!("mkdir: {e}"));
     let created = run_json(
         &[
             &"create",
@@ -747,6 +749,7 @@ fn append_with_a_store_requires_the_blob_first() {
     let root = dir.path().join("journals");
     let store = dir.path().join("store");
     fs::create_dir(&root).unwrap_or_else(|e| panic!("mkdir: {e}"));
+    fs::create_dir(&store).unwrap_or_else(|e| panic!("mkdir: {e}"));
     let blob: &[u8] = b"the release's bytes";
     let file = dir.path().join("r.journal");
     write(
@@ -784,7 +787,7 @@ fn put_blob_is_idempotent_and_refuses_a_damaged_store() {
     let file = dir.path().join("blob.bin");
     let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     write(&file, &bytes);
-    let doc = run_json(&[&"put-blob", &"--store", &store, &file], 0);
+    let doc = run_json(&[&"put-blob", &"--store", &store, &"--create", &file], 0);
     let path = store.join("blobs/sha256").join(hex(&bytes));
     assert_eq!(
         doc["pointer"],
@@ -825,7 +828,7 @@ fn put_blob_takes_a_store_by_url() {
     // file://: the local store, the same files as a path gives.
     let store = dir.path().join("store");
     let url = format!("file://{}", store.display());
-    let doc = run_json(&[&"put-blob", &"--store", &url, &file], 0);
+    let doc = run_json(&[&"put-blob", &"--store", &url, &"--create", &file], 0);
     assert_eq!(doc["new"], true);
     let path = store.join("blobs/sha256").join(hex(&bytes));
     assert_eq!(read(&path), bytes);
@@ -837,7 +840,13 @@ fn put_blob_takes_a_store_by_url() {
     assert_eq!(read(&path), b"damaged");
     // memory://: a store of the process's own (gone when it exits).
     let memory = run_json(
-        &[&"put-blob", &"--store", &"memory://bucket/store", &file],
+        &[
+            &"put-blob",
+            &"--store",
+            &"memory://bucket/store",
+            &"--create",
+            &file,
+        ],
         0,
     );
     assert_eq!(
@@ -1020,11 +1029,12 @@ fn a_root_held_by_another_writer_is_refused_and_nothing_is_written() {
     )
     .unwrap_or_else(|e| panic!("open: {e}"));
     let before = snapshot(&f.root);
-    let held = run_json(&[&"recommend", &f.root, &"left-pad", &"1.0.0"], 1);
+    // Refused for now (exit 75: retry later), not invalid content (1).
+    let held = run_json(&[&"recommend", &f.root, &"left-pad", &"1.0.0"], 75);
     assert_eq!(held["error"]["kind"], "LeaseHeld");
     let file = f.dir.join("x.journal");
     write(&file, genesis("other", "20260101T000000Z", &[]).as_bytes());
-    let append = run_json(&[&"append", &f.root, &file], 1);
+    let append = run_json(&[&"append", &f.root, &file], 75);
     assert_eq!(append["error"]["kind"], "LeaseHeld");
     assert_eq!(append["appended"], serde_json::json!([]));
     assert_eq!(snapshot(&f.root), before);

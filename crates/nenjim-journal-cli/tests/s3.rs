@@ -42,6 +42,19 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
                 PREDECESSOR GENESIS\nDESCRIPTION \"pads strings\"\n";
     std::fs::write(dir.path().join("left-pad.journal"), text).unwrap();
     std::fs::create_dir(dir.path().join("local")).unwrap();
+    // The root in the bucket is created first, with its content store.
+    let init = stdout(&run(
+        &moto,
+        dir.path(),
+        &[
+            "init",
+            "s3://journals/main",
+            "--store",
+            "s3://journals/store",
+            "--create",
+        ],
+    ));
+    assert!(init.contains("content store s3://journals/store"), "{init}");
     // A local root, then copied into the bucket with its ledger order.
     stdout(&run(
         &moto,

@@ -8,7 +8,11 @@
 //! <root>/.ledger/log/<sequence>                  one entry (20-digit, zero-padded name)
 //! <root>/.ledger/segments/<sequence>.segment     the entries up to <sequence>, one a line
 //! <root>/.ledger/lease, lease.lock, tmp/         the writer's (see nenjim-journal-writer)
+//! <root>/.ledger/store, store.lock               the root's content store, recorded by the command's `init`
 //! ```
+//!
+//! `store` is metadata for the command (`nenjim-store/1`, then `store
+//! <store>`); no reader of the ledger reads it.
 //!
 //! An entry is one *record*, a line of text:
 //!

@@ -36,7 +36,9 @@
 //! `<root>/.ledger/lease` names its holder, an epoch and an expiry. A live
 //! lease of another holder is `LeaseHeld`. A lease that was released (by
 //! [`FsJournalWriter::close`]) is taken as it is; an expired, unreleased
-//! one is taken over with the next epoch, and the new holder then *fences*
+//! one, or a live one whose holder is a process of this host that is gone
+//! (the holder id names host, pid, boot and process start: a killed
+//! writer's lease need not be waited for), is taken over with the next epoch, and the new holder then *fences*
 //! the ledger: it creates the next entry itself (a `FENCE` record), so the
 //! previous holder's next commit, which must create that same entry,
 //! fails, and it reports `LeaseLost` from then on.
@@ -730,8 +732,11 @@ fn take_lease(
             .map_err(io_error(&path, "cannot read the lease"))?;
         let (current, version) = read.unzip();
         let now = lease::now_millis();
+        // A live lease of a process of this host that is gone (killed,
+        // crashed) is taken over at once, exactly as an expired one.
         if let Some(current) = &current
             && current.is_live(now)
+            && !lease::holder_is_gone(&current.holder)
         {
             return Err(build::error(
                 ErrorKind::LeaseHeld,
@@ -746,9 +751,7 @@ fn take_lease(
         }
         let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
         let lease = Lease {
-            holder: nenjim_journal_fs::temporary_name()
-                .trim_start_matches(nenjim_journal_fs::TMP_PREFIX)
-                .to_owned(),
+            holder: lease::holder_id(),
             epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
             expires: lease::expiry(now, ttl),
         };

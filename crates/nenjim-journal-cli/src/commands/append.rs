@@ -7,6 +7,11 @@
 //! ledger; a text already recorded is a success that writes nothing. The
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
+//! SIGINT or SIGTERM stops it the same way between two appends (the one
+//! begun is finished): "N of M appended; re-run to resume", exit 130, the
+//! lease given back; re-running the same command records the first N
+//! again (writing nothing) and appends the rest. Files are read when their
+//! turn comes, so a file may be a pipe.
 //!
 //! A source that is a directory or a URL (`s3://bucket/prefix` …) is a
 //! whole root: it is loaded as a start does and each of its revisions is
@@ -58,45 +63,68 @@ struct AppendedJson {
 
 pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     let mut appended = Vec::with_capacity(args.files.len());
-    let result = with_writer(&args.root, args.store.as_deref(), ui, |writer| {
-        for (file, text) in args.files.iter().map(|f| texts(f)).flat_map(flatten) {
-            let (file, text) = (file?, text);
-            let done = writer
-                .append(&text)
-                .map_err(|e| CliError::from(e.with_path(&file)))?;
-            let revision = done.revision();
-            let entry = AppendedJson {
-                file: path_text(&file),
-                coordinate: revision.coordinate().to_string(),
-                journal_version: revision.journal_version().to_string(),
-                sequence: done.sequence(),
-                digest: revision.digest().to_string(),
-                path: path_text(&revision_path(
-                    &args.root,
-                    revision.coordinate(),
-                    revision.journal_version(),
-                )),
-                new: done.is_new(),
-            };
-            if !args.json {
-                let verb = if entry.new {
-                    ui.out(Paint::Good, "appended")
-                } else {
-                    ui.out(Paint::Good, "recorded already")
-                };
-                ui.print(&format!(
-                    "{verb} {}: {} {}, sequence {}, {}, {}\n",
-                    entry.file,
-                    entry.coordinate,
-                    entry.journal_version,
-                    entry.sequence,
-                    entry.digest,
-                    entry.path
-                ))?;
-            }
-            appended.push(entry);
+    // The sources, each a file (read when its turn comes) or a root (read
+    // now, so that the count of texts is known).
+    let sources: Vec<Source> = args.files.iter().map(|f| Source::of(f)).collect();
+    let total = sources.iter().map(Source::count).sum();
+    let result = super::init::store_for(&args.root, args.store.as_deref()).and_then(|store| {
+        if let Some(store) = &store {
+            super::init::require_store(store, false)?;
         }
-        Ok(())
+        with_writer(
+            &args.root,
+            store.as_deref(),
+            args.writing.wait,
+            total,
+            ui,
+            |writer| {
+                for (file, text) in sources.into_iter().flat_map(Source::texts) {
+                    let (file, text) = (file?, text?);
+                    // A signal stops the command here, between two appends.
+                    if crate::interrupt::requested() {
+                        return Err(CliError::Interrupted {
+                            appended: appended.len(),
+                            total,
+                        });
+                    }
+                    let done = writer
+                        .append(&text)
+                        .map_err(|e| CliError::from(e.with_path(&file)))?;
+                    let revision = done.revision();
+                    let entry = AppendedJson {
+                        file: path_text(&file),
+                        coordinate: revision.coordinate().to_string(),
+                        journal_version: revision.journal_version().to_string(),
+                        sequence: done.sequence(),
+                        digest: revision.digest().to_string(),
+                        path: path_text(&revision_path(
+                            &args.root,
+                            revision.coordinate(),
+                            revision.journal_version(),
+                        )),
+                        new: done.is_new(),
+                    };
+                    if !args.json {
+                        let verb = if entry.new {
+                            ui.out(Paint::Good, "appended")
+                        } else {
+                            ui.out(Paint::Good, "recorded already")
+                        };
+                        ui.print(&format!(
+                            "{verb} {}: {} {}, sequence {}, {}, {}\n",
+                            entry.file,
+                            entry.coordinate,
+                            entry.journal_version,
+                            entry.sequence,
+                            entry.digest,
+                            entry.path
+                        ))?;
+                    }
+                    appended.push(entry);
+                }
+                Ok(())
+            },
+        )
     });
     let (status, error) = match result {
         Ok(()) => (Status::Ok, None),
@@ -117,18 +145,50 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     Ok(status)
 }
 
-/// The texts a source gives, each with the path it is reported by: a file
-/// gives its text; a root (a directory, or a URL) each of its revisions, in
-/// sequence order.
+/// One source of `append`: a file, read when its turn comes (it may be a
+/// pipe), or a root, read at once.
+enum Source {
+    File(PathBuf),
+    Root(Result<Vec<(PathBuf, String)>, CliError>),
+}
+
+impl Source {
+    fn of(source: &Path) -> Source {
+        let is_root = match locate(source) {
+            Ok(Address::Local(path)) => path.is_dir(),
+            Ok(Address::Object { .. }) | Err(_) => true,
+        };
+        if is_root {
+            Source::Root(texts(source))
+        } else {
+            Source::File(source.to_path_buf())
+        }
+    }
+
+    /// How many texts it gives (a root that cannot be read: one, its error).
+    fn count(&self) -> usize {
+        match self {
+            Source::File(_) | Source::Root(Err(_)) => 1,
+            Source::Root(Ok(texts)) => texts.len(),
+        }
+    }
+
+    /// Its texts, each with the path it is reported by (an error in place).
+    fn texts(self) -> Vec<(Result<PathBuf, CliError>, Result<String, CliError>)> {
+        match self {
+            Source::File(path) => {
+                let text = read_text(&path);
+                vec![(Ok(path), text)]
+            }
+            Source::Root(texts) => flatten(texts),
+        }
+    }
+}
+
+/// The texts a root (a directory, or a URL) gives: each of its revisions,
+/// in sequence order, with the path it is reported by.
 fn texts(source: &Path) -> Result<Vec<(PathBuf, String)>, CliError> {
     let address = locate(source)?;
-    let is_root = match &address {
-        Address::Local(path) => path.is_dir(),
-        Address::Object { .. } => true,
-    };
-    if !is_root {
-        return Ok(vec![(source.to_path_buf(), read_text(source)?)]);
-    }
     let (fs, root) = file_system(&address);
     let state = load_with(&*fs, root, LoadOptions::new())?;
     let mut out = Vec::new();
@@ -159,9 +219,9 @@ fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
 /// One source's texts as a sequence of results (its error, if any, in place).
 fn flatten(
     texts: Result<Vec<(PathBuf, String)>, CliError>,
-) -> Vec<(Result<PathBuf, CliError>, String)> {
+) -> Vec<(Result<PathBuf, CliError>, Result<String, CliError>)> {
     match texts {
-        Ok(texts) => texts.into_iter().map(|(p, t)| (Ok(p), t)).collect(),
-        Err(e) => vec![(Err(e), String::new())],
+        Ok(texts) => texts.into_iter().map(|(p, t)| (Ok(p), Ok(t))).collect(),
+        Err(e) => vec![(Err(e), Ok(String::new()))],
     }
 }

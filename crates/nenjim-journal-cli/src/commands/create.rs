@@ -11,7 +11,13 @@ use crate::failure::{CliError, Status};
 use crate::ui::Ui;
 
 pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
-    let what = Publish::header_or_policy("create", &args.root, &args.coordinate, args.json);
+    let what = Publish::header_or_policy(
+        "create",
+        &args.root,
+        &args.coordinate,
+        args.writing.wait,
+        args.json,
+    );
     publish(&what, ui, |head, at| {
         if let Some(head) = head {
             return Err(build::error(

@@ -6,10 +6,22 @@
 //! Text and JSON lines are written as the cursor yields them (nothing but
 //! the current output chunk is kept); with `--limit` (and always for Atom)
 //! only the newest N selected events are kept while the feed is read.
+//!
+//! `--follow` then goes on: each time its source of new revisions
+//! ([`NewRevisions`], the one seam) says there may be more, the feed is
+//! read again after the last sequence seen and each new event printed (and
+//! flushed) at once, until SIGINT or SIGTERM, or a closed stdout, ends it
+//! with exit code 0. On a directory or a bucket the source is [`Polling`]:
+//! an explicit `refresh()` of the root every `--interval` (default 2 s). A
+//! root that can notify (NATS) will give a source of its own.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::io::Write as _;
 use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use nenjim_journal_api::JournalServiceManager;
 use nenjim_journal_api::model::{EventChange, JournalEvent, ReplayRequest};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
@@ -24,6 +36,9 @@ use crate::ui::{Paint, Ui};
 /// How many events an Atom feed holds unless `--limit` says otherwise.
 pub const ATOM_DEFAULT_LIMIT: usize = 50;
 
+/// How often `--follow` refreshes a directory or a bucket unless `--interval` says otherwise.
+pub const FOLLOW_INTERVAL: Duration = Duration::from_secs(2);
+
 /// Output is handed to stdout in chunks of about this many bytes.
 const CHUNK_BYTES: usize = 64 * 1024;
 
@@ -35,6 +50,16 @@ pub struct Numbered {
 }
 
 pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
+    if args.follow && args.format() == EventFormat::Atom {
+        return Err(CliError::usage(
+            "FollowUnsupported",
+            "found --follow with --format atom, expected text or JSON lines (an Atom feed is one document: poll it instead)",
+        ));
+    }
+    if args.follow {
+        // From here on a signal ends the follow after its last whole line.
+        crate::interrupt::catch();
+    }
     let loaded = load(&args.root, ui)?;
     let service = &*loaded.service;
     let coordinates: BTreeSet<ArtifactCoordinate> = args.coordinates.iter().cloned().collect();
@@ -57,7 +82,10 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
     let mut position = Position::default();
     let mut output = Output::new(ui);
     let mut newest: VecDeque<Numbered> = VecDeque::new();
+    // The last sequence read (selected or not): where a follow resumes.
+    let mut last = args.after;
     while let Some(event) = cursor.next()? {
+        last = last.max(event.sequence());
         let index = position.index_of(&event);
         if !selected(&event) {
             continue;
@@ -86,7 +114,69 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
         }
     }
     output.finish()?;
+    if args.follow {
+        let interval = args.interval.unwrap_or(FOLLOW_INTERVAL);
+        let mut source = Polling::new(Arc::clone(&loaded.manager), interval);
+        while source.more()? {
+            let mut cursor = service.replay_events(&ReplayRequest::after(last))?;
+            let mut text = String::new();
+            while let Some(event) = cursor.next()? {
+                last = last.max(event.sequence());
+                if selected(&event) {
+                    text.push_str(&line(format, &event, ui)?);
+                }
+            }
+            if !emit(&text)? {
+                break; // stdout was closed: nobody reads any more
+            }
+        }
+    }
     Ok(Status::Ok)
+}
+
+/// Where `--follow` learns that new revisions may be there: the one seam
+/// between following and the backend.
+trait NewRevisions {
+    /// Waits until new revisions may have been published to the service
+    /// (made visible to its queries), or until following must end: `Ok(false)`
+    /// after SIGINT or SIGTERM.
+    fn more(&mut self) -> Result<bool, CliError>;
+}
+
+/// A directory or a bucket: nothing notifies, so the root is refreshed
+/// (`JournalServiceManager::refresh`) every `interval`.
+struct Polling {
+    manager: Arc<dyn JournalServiceManager>,
+    interval: Duration,
+}
+
+impl Polling {
+    fn new(manager: Arc<dyn JournalServiceManager>, interval: Duration) -> Polling {
+        Polling { manager, interval }
+    }
+}
+
+impl NewRevisions for Polling {
+    fn more(&mut self) -> Result<bool, CliError> {
+        if crate::interrupt::sleep_until(Instant::now() + self.interval) {
+            return Ok(false);
+        }
+        self.manager.refresh()?;
+        Ok(true)
+    }
+}
+
+/// Writes `text` to stdout and flushes it; `Ok(false)` once stdout is closed.
+fn emit(text: &str) -> Result<bool, CliError> {
+    if text.is_empty() {
+        return Ok(true);
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(CliError::io(Path::new("<stdout>"), "cannot write", e)),
+    }
 }
 
 /// Counts the events of each revision as the cursor yields them.

@@ -9,6 +9,7 @@ mod digest;
 mod events;
 mod generated;
 mod history;
+pub mod init;
 mod lint;
 mod list;
 mod policy;
@@ -58,6 +59,7 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Diff(args) => diff::run(args, ui),
         Command::Completions(args) => generated::completions(args, ui),
         Command::Man(args) => generated::man(args, ui),
+        Command::Init(args) => init::run(args, ui),
         Command::Append(args) => append::run(args, ui),
         Command::PutBlob(args) => put_blob::run(args, ui),
         Command::Create(args) => create::run(args, ui),

@@ -28,7 +28,13 @@ pub fn deprecate(args: &PolicyArgs, ui: &Ui) -> Result<Status, CliError> {
 }
 
 fn target<'a>(command: &'static str, args: &'a PolicyArgs) -> Publish<'a> {
-    Publish::header_or_policy(command, &args.root, &args.coordinate, args.json)
+    Publish::header_or_policy(
+        command,
+        &args.root,
+        &args.coordinate,
+        args.writing.wait,
+        args.json,
+    )
 }
 
 /// Appends the successor with `statement` after the head's policy.
@@ -47,7 +53,13 @@ fn add(what: &Publish<'_>, ui: &Ui, statement: PolicyStatement) -> Result<Status
 }
 
 pub fn recommend(args: &RecommendArgs, ui: &Ui) -> Result<Status, CliError> {
-    let what = Publish::header_or_policy("recommend", &args.root, &args.coordinate, args.json);
+    let what = Publish::header_or_policy(
+        "recommend",
+        &args.root,
+        &args.coordinate,
+        args.writing.wait,
+        args.json,
+    );
     let statement = PolicyStatement::Recommend {
         version: args.release.clone(),
     };

@@ -15,7 +15,9 @@
 //!
 //! The lease is given back whatever happened.
 
+use std::io;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::{ErrorKind, JournalError};
@@ -24,7 +26,7 @@ use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatemen
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
 };
-use nenjim_journal_fs::{Store as _, ledger};
+use nenjim_journal_fs::{FileSystem as _, ledger};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 
@@ -35,28 +37,88 @@ use crate::ui::{Paint, Ui};
 
 /// Opens the writer of `root` (with the content store `store`), runs
 /// `work` with it and closes it (giving the lease back) whatever happened.
+///
+/// A root that does not exist is refused with the `init` to run. While
+/// another writer holds the lease, the open is tried again until `wait`
+/// has run out (`None`: refused at once, `LeaseHeld`, exit code 75).
+/// SIGINT and SIGTERM are caught from here on ([`crate::interrupt`]): a
+/// wait stops at once, and `work` checks between its appends. An I/O
+/// failure of a root in a bucket says that re-running the same command
+/// settles a write whose answer was lost.
 pub fn with_writer<T>(
     root: &Path,
     store: Option<&Path>,
+    wait: Option<Duration>,
+    total: usize,
     ui: &Ui,
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
+    let address = crate::address::locate(root)?;
+    with_writer_at(root, address, store, wait, total, ui, work)
+}
+
+/// [`with_writer`] for the root `root` (as typed) at `address`, already
+/// located (a `memory://` store is new at each location).
+pub fn with_writer_at<T>(
+    root: &Path,
+    address: Address,
+    store: Option<&Path>,
+    wait: Option<Duration>,
+    total: usize,
+    ui: &Ui,
+    work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    crate::interrupt::catch();
     let options = match store.map(crate::address::locate).transpose()? {
         Some(Address::Local(store)) => WriterOptions::new().content_store(store),
         Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
         None => WriterOptions::new(),
     };
-    let mut writer = match crate::address::locate(root)? {
-        Address::Local(root) => FsJournalWriter::open(root, options)?,
-        Address::Object { store, root } => {
-            // A root in a bucket exists once created: its first writer creates it.
-            store
-                .ensure_dir(&root)
-                .map_err(|e| CliError::io(&root, "cannot create the root in the store", e))?;
-            FsJournalWriter::open_store(store, root, options)?
+    let in_bucket = matches!(address, Address::Object { .. });
+    require_root(root, &address)?;
+    let deadline = wait.map(|w| Instant::now() + w);
+    let mut told = false;
+    let mut writer = loop {
+        let opened = match &address {
+            Address::Local(root) => FsJournalWriter::open(root, options.clone()),
+            Address::Object { store, root } => {
+                FsJournalWriter::open_store(store.clone(), root, options.clone())
+            }
+        };
+        match opened {
+            Ok(writer) => break writer,
+            Err(error) if error.kind() == ErrorKind::LeaseHeld => {
+                let Some(deadline) = deadline.filter(|d| Instant::now() < *d) else {
+                    let hint = if wait.is_some() {
+                        "; waited as long as --wait allowed"
+                    } else {
+                        "; retry later, or pass --wait <duration> to wait for it"
+                    };
+                    return Err(build::error(
+                        ErrorKind::LeaseHeld,
+                        format!("{}{hint}", error.message()),
+                    )
+                    .with_path(error.path().unwrap_or(root))
+                    .into());
+                };
+                if !told {
+                    ui.eprintln(&format!(
+                        "waiting for the lease of {} (up to {}): {}",
+                        path_text(root),
+                        humantime::format_duration(wait.unwrap_or_default()),
+                        error.message()
+                    ));
+                    told = true;
+                }
+                // Poll the lease; a signal ends the wait (nothing was written).
+                if crate::interrupt::sleep_until(deadline.min(Instant::now() + LEASE_POLL)) {
+                    return Err(CliError::Interrupted { appended: 0, total });
+                }
+            }
+            Err(error) => return Err(settled_by_rerun(error.into(), in_bucket)),
         }
     };
-    let result = work(&mut writer);
+    let result = work(&mut writer).map_err(|e| settled_by_rerun(e, in_bucket));
     if let Err(error) = writer.close() {
         // What was appended is committed; the lease will expire by itself.
         ui.eprintln(&format!(
@@ -65,6 +127,59 @@ pub fn with_writer<T>(
         ));
     }
     result
+}
+
+/// Refuses a root (typed as `root`, at `address`) that does not exist,
+/// with the `init` that creates it.
+pub fn require_root(root: &Path, address: &Address) -> Result<(), CliError> {
+    let exists = match address {
+        Address::Local(path) => path.exists(),
+        Address::Object { store, root } => match store.metadata(root) {
+            Ok(_) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => {
+                return Err(settled_by_rerun(
+                    CliError::io(root, "cannot read the root", e),
+                    true,
+                ));
+            }
+        },
+    };
+    if exists {
+        return Ok(());
+    }
+    Err(build::error(
+        ErrorKind::RootMissing,
+        format!(
+            "found nothing, expected a Journal root; create it first with `nenjim-journal init {} [--store <store>]`",
+            path_text(root)
+        ),
+    )
+    .with_path(root)
+    .into())
+}
+
+/// How often a `--wait` looks at the lease again.
+const LEASE_POLL: Duration = Duration::from_millis(100);
+
+/// An I/O failure of a write to a bucket: its answer may have been lost (a
+/// timeout) after the write succeeded, which only a read can tell; the
+/// same command run again finds what was committed and writes nothing twice.
+fn settled_by_rerun(error: CliError, in_bucket: bool) -> CliError {
+    match error {
+        CliError::Journal(e) if in_bucket && e.kind() == ErrorKind::Io => {
+            let message = format!(
+                "{}; if a write timed out or its answer was lost it may have succeeded: re-running the same command settles it (what was committed is found, nothing is written twice)",
+                e.message()
+            );
+            let settled = build::error(ErrorKind::Io, message);
+            CliError::Journal(match e.path() {
+                Some(path) => settled.with_path(path),
+                None => settled,
+            })
+        }
+        other => other,
+    }
 }
 
 /// The path of the revision file of `coordinate` at `version`, under the root as typed.
@@ -175,8 +290,10 @@ pub struct Publish<'a> {
     pub command: &'static str,
     /// The root, as typed.
     pub root: &'a Path,
-    /// The content store (`release`).
-    pub store: Option<&'a Path>,
+    /// The content store (`release`): `--store`, or the one the root records.
+    pub store: Option<PathBuf>,
+    /// How long to wait for another writer's lease (`--wait`).
+    pub wait: Option<Duration>,
     /// The artifact whose head is followed.
     pub coordinate: &'a ArtifactCoordinate,
     /// The release published (`release`): locates a `ReleaseRewritten`.
@@ -194,12 +311,14 @@ impl<'a> Publish<'a> {
         command: &'static str,
         root: &'a Path,
         coordinate: &'a ArtifactCoordinate,
+        wait: Option<Duration>,
         json: bool,
     ) -> Publish<'a> {
         Publish {
             command,
             root,
             store: None,
+            wait,
             coordinate,
             release: None,
             content: None,
@@ -218,35 +337,48 @@ pub fn publish(
 ) -> Result<Status, CliError> {
     let root = publish.root;
     let coordinate = publish.coordinate;
-    let (revision, new) = with_writer(root, publish.store, ui, |writer| {
-        let head = writer.state().latest(coordinate);
-        let head_path = head
-            .as_ref()
-            .map(|h| revision_path(root, h.coordinate(), h.journal_version()));
-        let locate = |error: JournalError| -> CliError {
-            match &head_path {
-                Some(path) => locate_in_head(error, path, publish.release),
-                None => error.into(),
-            }
-        };
-        let at = stamp(head.as_ref())?;
-        match plan(head.as_ref(), at).map_err(locate)? {
-            Plan::Unchanged => match head {
-                Some(head) => Ok((head, false)),
-                None => Err(unknown_artifact(root, coordinate)),
-            },
-            Plan::Append { text, blob } => {
-                // Every refusal of ingestion, before anything is written.
-                let revision = nenjim_journal_parser::parse(&text).map_err(locate)?;
-                writer.state().ingest_revision(revision).map_err(locate)?;
-                if let Some(bytes) = blob {
-                    writer.put_blob(&bytes)?;
+    let (revision, new) = with_writer(
+        root,
+        publish.store.as_deref(),
+        publish.wait,
+        1,
+        ui,
+        |writer| {
+            let head = writer.state().latest(coordinate);
+            let head_path = head
+                .as_ref()
+                .map(|h| revision_path(root, h.coordinate(), h.journal_version()));
+            let locate = |error: JournalError| -> CliError {
+                match &head_path {
+                    Some(path) => locate_in_head(error, path, publish.release),
+                    None => error.into(),
                 }
-                let appended = writer.append(&text).map_err(locate)?;
-                Ok((appended.revision().clone(), appended.is_new()))
+            };
+            let at = stamp(head.as_ref())?;
+            match plan(head.as_ref(), at).map_err(locate)? {
+                Plan::Unchanged => match head {
+                    Some(head) => Ok((head, false)),
+                    None => Err(unknown_artifact(root, coordinate)),
+                },
+                Plan::Append { text, blob } => {
+                    // Every refusal of ingestion, before anything is written.
+                    let revision = nenjim_journal_parser::parse(&text).map_err(locate)?;
+                    writer.state().ingest_revision(revision).map_err(locate)?;
+                    if crate::interrupt::requested() {
+                        return Err(CliError::Interrupted {
+                            appended: 0,
+                            total: 1,
+                        });
+                    }
+                    if let Some(bytes) = blob {
+                        writer.put_blob(&bytes)?;
+                    }
+                    let appended = writer.append(&text).map_err(locate)?;
+                    Ok((appended.revision().clone(), appended.is_new()))
+                }
             }
-        }
-    })?;
+        },
+    )?;
     let path = revision_path(root, revision.coordinate(), revision.journal_version());
     let document = PublishDocument {
         command: publish.command,

@@ -9,6 +9,7 @@
 //! the optional description quoted as in the format.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use nenjim_journal_api::model::build;
@@ -17,6 +18,29 @@ use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, Description, InformationUri, LicenseExpression, ReleaseVersion,
     VersionRequirement,
 };
+
+/// What every writing command takes: how long to wait for the root's lease.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Wait up to this long for another writer's lease, then write (default:
+    /// refuse at once with exit code 75). A number with a unit, `500ms`,
+    /// `30s`, `2m`, `1h 30m` (humantime's syntax), or a bare number of
+    /// seconds. SIGINT or SIGTERM stops the wait.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub wait: Option<Duration>,
+}
+
+/// `--wait`'s duration: humantime's syntax, or a bare number of seconds.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds)
+            .map_err(|_| format!("found `{text}`, expected a duration of zero or more seconds"));
+    }
+    humantime::parse_duration(text).map_err(|e| {
+        format!("found `{text}` ({e}), expected a duration such as `30s`, `2m`, `1h 30m`, `500ms` or a number of seconds")
+    })
+}
 
 /// `append <root> <file>... [--store <dir>] [--json]`
 #[derive(Debug, Args)]
@@ -29,21 +53,49 @@ pub struct AppendArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// A content store (a directory or a URL): every new release's blob
-    /// must be there first (`<store>/blobs/sha256/<hex>`, exact size and digest).
-    #[arg(long, value_name = "DIR")]
+    /// must be there first (`<store>/blobs/sha256/<hex>`, exact size and
+    /// digest). By default the one the root records (`init --store`).
+    #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub writing: WriteArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// `put-blob --store <store> <file> [--json]`
+/// `init <root> [--store <store>] [--create] [--wait D] [--json]`
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The Journal root to create (or to record a store in): a directory or
+    /// a URL (`s3://bucket/prefix` …).
+    pub root: PathBuf,
+    /// The content store to record in the root's ledger metadata
+    /// (`<root>/.ledger/store`): later commands use it unless `--store` is given.
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<PathBuf>,
+    /// Create the content store if it does not exist (without it a missing
+    /// store is refused).
+    #[arg(long, requires = "store")]
+    pub create: bool,
+    #[command(flatten)]
+    pub writing: WriteArgs,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `put-blob --store <store> [--create] <file> [--json]`
 #[derive(Debug, Args)]
 pub struct PutBlobArgs {
     /// The content store, a directory or a URL (`s3://bucket/prefix` …):
     /// the blob goes to `<store>/blobs/sha256/<hex>`.
     #[arg(long, value_name = "STORE")]
     pub store: PathBuf,
+    /// Create the content store if it does not exist (without it a missing
+    /// store is refused: a mistyped `--store` would start an empty one).
+    #[arg(long)]
+    pub create: bool,
     /// The file whose exact bytes are the blob.
     pub file: PathBuf,
     /// Print one JSON document instead of text.
@@ -64,6 +116,8 @@ pub struct CreateArgs {
     /// A URI with more about the artifact.
     #[arg(long, value_name = "URI")]
     pub information: Option<InformationUri>,
+    #[command(flatten)]
+    pub writing: WriteArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -85,9 +139,14 @@ pub struct ReleaseArgs {
     /// The release's blob: put into the store first, then named by CONTENT.
     #[arg(long, value_name = "FILE")]
     pub content: PathBuf,
-    /// The content store (`<store>/blobs/sha256/<hex>`).
-    #[arg(long, value_name = "DIR")]
-    pub store: PathBuf,
+    /// The content store (`<store>/blobs/sha256/<hex>`, a directory or a
+    /// URL): by default the one the root records (`init --store`).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<PathBuf>,
+    /// Create the content store if it does not exist (without it a missing
+    /// store is refused: a mistyped `--store` would start an empty one).
+    #[arg(long)]
+    pub create: bool,
     /// What the release is (plain text, no quotes).
     #[arg(long, value_name = "TEXT", value_parser = description)]
     pub description: Option<Description>,
@@ -100,6 +159,8 @@ pub struct ReleaseArgs {
     /// A preference: `<coordinate> <requirement> ["why"]` (repeatable).
     #[arg(long, value_name = "PREFERENCE", value_parser = preference)]
     pub prefers: Vec<Preference>,
+    #[command(flatten)]
+    pub writing: WriteArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -117,6 +178,8 @@ pub struct PolicyArgs {
     /// Why (plain text, no quotes).
     #[arg(value_parser = description)]
     pub reason: Description,
+    #[command(flatten)]
+    pub writing: WriteArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -132,6 +195,8 @@ pub struct RecommendArgs {
     /// The release to recommend (replaces any earlier RECOMMEND).
     #[arg(value_name = "VERSION")]
     pub release: ReleaseVersion,
+    #[command(flatten)]
+    pub writing: WriteArgs,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -223,6 +288,16 @@ mod tests {
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory as _;
         crate::args::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_wait_is_humantime_or_seconds() {
+        use std::time::Duration;
+        assert_eq!(super::duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(super::duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(super::duration("2.5"), Ok(Duration::from_millis(2500)));
+        assert!(super::duration("-1").is_err());
+        assert!(super::duration("soon").is_err_and(|e| e.contains("`30s`")));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! the writer's own ([`nenjim_journal_writer::put_blob_from`] over the
 //! store's `Store::create_by_digest`). Putting a blob the store already
 //! holds is a success; a different blob under that name is `BlobMismatch`
-//! (exit 1), and it is left as it is.
+//! (exit 1), and it is left as it is. A store that does not exist is
+//! refused unless `--create`.
 
 use std::fs::File;
 use std::path::Path;
@@ -39,6 +40,7 @@ struct PutBlobDocument {
 }
 
 pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
+    super::init::require_store(&args.store, args.create)?;
     let address = crate::address::locate(&args.store)?;
     let (fs, store): (Arc<dyn Store>, &Path) = match &address {
         Address::Local(path) => (Arc::new(RealFileSystem), path),

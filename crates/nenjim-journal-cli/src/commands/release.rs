@@ -1,7 +1,9 @@
 //! `release <root> <coordinate> <version> --license <spdx> --content <file>
-//! --store <dir> [--description <text>] [--depends …]… [--excludes …]…
+//! [--store <store> [--create]] [--description <text>] [--depends …]… [--excludes …]…
 //! [--prefers …]…`: put the blob, then append the head's successor holding
 //! the new release (in its place by precedence; the head's policy kept).
+//! The content store is `--store`, else the one the root records (`init`);
+//! one that does not exist is refused unless `--create`.
 //!
 //! A release the head already holds with the same values (license, content,
 //! description, dependencies, exclusions, preferences) is a success that
@@ -23,10 +25,14 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
         .map_err(|e| CliError::io(&args.content, "cannot read the release's content", e))?;
     let pointer = ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64);
     let release = build_release(args, pointer)?;
+    super::publish::require_root(&args.root, &crate::address::locate(&args.root)?)?;
+    let store = super::init::needed_store(&args.root, args.store.as_deref())?;
+    super::init::require_store(&store, args.create)?;
     let what = Publish {
         command: "release",
         root: &args.root,
-        store: Some(&args.store),
+        store: Some(store),
+        wait: args.writing.wait,
         coordinate: &args.coordinate,
         release: Some(&args.release),
         content: Some(pointer),

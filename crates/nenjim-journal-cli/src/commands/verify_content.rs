@@ -1,4 +1,4 @@
-//! `verify-content <root> --store <dir> [--examples] [--all-revisions] [--json]`:
+//! `verify-content <root> [--store <dir>] [--examples] [--all-revisions] [--json]`:
 //! for every release of every latest revision (or of every revision), check
 //! that `<store>/blobs/sha256/<hex>` exists, has exactly the pointer's size
 //! and hashes to its digest.
@@ -106,7 +106,8 @@ impl Verdict {
 }
 
 pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
-    let store = &args.store;
+    // `--store`, else the store the root records (`init --store`).
+    let store = &super::init::needed_store(&args.root.root, args.store.as_deref())?;
     // A store given by URL (`s3://bucket/prefix` …) is read from its bucket.
     let bucket = match crate::address::locate(store)? {
         Address::Object { store, root } => Some((store, root)),

@@ -1,0 +1,260 @@
+//! `init <root> [--store <store>] [--create] [--wait D] [--json]`: create a
+//! root, and record its content store in the root's ledger metadata.
+//!
+//! `init` creates the root (a directory, or the prefix of a bucket), opens
+//! its writer (which creates the ledger, `<root>/.ledger/`) and, with
+//! `--store`, writes the *store record* `<root>/.ledger/store`:
+//!
+//! ```text
+//! nenjim-store/1
+//! store <the content store: an absolute directory, or a URL>
+//! ```
+//!
+//! Every later command that needs a content store (`release`, `append`,
+//! `verify-content`) uses the recorded one unless `--store` is given. A
+//! store that does not exist is refused unless `--create` (a mistyped
+//! `--store` would otherwise start an empty store). The record is not part
+//! of the Journal: the loader never reads it; it is replaced (only if
+//! unchanged since read, as the lease is) by a later `init --store`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nenjim_journal_fs::{RealFileSystem, Store, ledger};
+use serde::Serialize;
+
+use super::publish::with_writer_at;
+use crate::address::{Address, locate};
+use crate::args::InitArgs;
+use crate::failure::{CliError, Status};
+use crate::report::path_text;
+use crate::ui::{Paint, Ui};
+
+/// The store record's file name under `<root>/.ledger/`.
+pub const STORE_RECORD: &str = "store";
+/// The store record's first line.
+const HEADER: &str = "nenjim-store/1";
+
+/// The `--json` document.
+#[derive(Debug, Serialize)]
+struct InitDocument {
+    command: &'static str,
+    ok: bool,
+    root: String,
+    /// The content store now recorded (`null`: none).
+    store: Option<String>,
+    /// Whether `init` created the root (false: it was there).
+    created_root: bool,
+    /// Whether `init` created the store (`--create` of a missing one).
+    created_store: bool,
+}
+
+pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
+    // A store that does not exist is refused before anything is created.
+    let store_check = match &args.store {
+        Some(store) => Some((record_text(store)?, require_store(store, args.create)?)),
+        None => None,
+    };
+    let root_address = locate(&args.root)?;
+    let (fs, root) = store_of(&root_address);
+    let created_root = match fs.metadata(root) {
+        Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => false,
+        Ok(_) => {
+            return Err(CliError::usage(
+                "RootNotDirectory",
+                format!(
+                    "found a file at {}, expected a directory (or nothing) for the Journal root",
+                    path_text(&args.root)
+                ),
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            match &root_address {
+                Address::Local(path) => std::fs::create_dir_all(path),
+                Address::Object { .. } => fs.ensure_dir(root),
+            }
+            .map_err(|e| CliError::io(&args.root, "cannot create the root", e))?;
+            true
+        }
+        Err(e) => return Err(CliError::io(&args.root, "cannot read the root", e)),
+    };
+    let (store, created_store) = match store_check {
+        Some((text, created)) => (Some(text), created),
+        None => (recorded_store(&args.root)?.map(|p| path_text(&p)), false),
+    };
+    // The writer creates the ledger; the record is written under its lease.
+    with_writer_at(
+        &args.root,
+        root_address.clone(),
+        None,
+        args.writing.wait,
+        0,
+        ui,
+        |_writer| {
+            if let (Some(text), Some(_)) = (&store, &args.store) {
+                write_record(&*fs, root, text)?;
+            }
+            Ok(())
+        },
+    )?;
+    let document = InitDocument {
+        command: "init",
+        ok: true,
+        root: path_text(&args.root),
+        store,
+        created_root,
+        created_store,
+    };
+    if args.json {
+        ui.print_json(&document)?;
+    } else {
+        let store = match &document.store {
+            Some(store) => format!(
+                "content store {store}{}",
+                if created_store { " (created)" } else { "" }
+            ),
+            None => "no content store recorded (pass --store to record one)".to_owned(),
+        };
+        ui.print(&format!(
+            "{} {}{}: {store}\n",
+            ui.out(Paint::Good, "initialized"),
+            document.root,
+            if created_root { " (created)" } else { "" },
+        ))?;
+    }
+    Ok(Status::Ok)
+}
+
+/// The store (as [`Store`]) and the path in it of an address.
+fn store_of(address: &Address) -> (Arc<dyn Store>, &Path) {
+    match address {
+        Address::Local(path) => (Arc::new(RealFileSystem), path),
+        Address::Object { store, root } => (store.clone(), root),
+    }
+}
+
+/// How a store is recorded: a local directory absolute (later commands may
+/// run elsewhere), a URL as typed.
+fn record_text(store: &Path) -> Result<String, CliError> {
+    match locate(store)? {
+        Address::Local(path) => std::path::absolute(&path)
+            .map(|p| path_text(&p))
+            .map_err(|e| CliError::io(&path, "cannot make the store path absolute", e)),
+        Address::Object { .. } => Ok(path_text(store)),
+    }
+}
+
+/// The path of the store record of `root` (a path in its store).
+fn record_path(root: &Path) -> PathBuf {
+    ledger::ledger_dir(root).join(STORE_RECORD)
+}
+
+/// Writes the store record of `root` (replacing an older one).
+fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError> {
+    let path = record_path(root);
+    let tmp = ledger::ledger_dir(root).join("tmp");
+    let text = format!("{HEADER}\nstore {store}\n");
+    loop {
+        let version = fs
+            .read_versioned(&path)
+            .map_err(|e| CliError::io(&path, "cannot read the store record", e))?
+            .map(|(_, version)| version);
+        if fs
+            .replace_if_unchanged(&path, text.as_bytes(), version.as_ref(), &tmp)
+            .map_err(|e| CliError::io(&path, "cannot write the store record", e))?
+        {
+            return Ok(());
+        }
+    }
+}
+
+/// The content store recorded by `root` (as typed: a path or a URL), if
+/// any. A root that does not exist records none.
+pub fn recorded_store(root: &Path) -> Result<Option<PathBuf>, CliError> {
+    let address = locate(root)?;
+    let (fs, root) = store_of(&address);
+    let path = record_path(root);
+    let bytes = match fs.read(&path, 64 * 1024) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(CliError::io(&path, "cannot read the store record", e)),
+    };
+    let text = String::from_utf8(bytes).ok();
+    let mut lines = text.as_deref().map(str::lines).into_iter().flatten();
+    match (
+        lines.next(),
+        lines.next().and_then(|l| l.strip_prefix("store ")),
+    ) {
+        (Some(HEADER), Some(store)) if !store.trim().is_empty() => {
+            Ok(Some(PathBuf::from(store.trim())))
+        }
+        _ => Err(CliError::io(
+            &path,
+            "cannot read the store record",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "found a malformed store record, expected `{HEADER}` then `store <store>` (write it again with `nenjim-journal init <root> --store <store>`)"
+                ),
+            ),
+        )),
+    }
+}
+
+/// The content store a command uses: `--store` if given, else the one
+/// `root` records; `None` when neither names one.
+pub fn store_for(root: &Path, explicit: Option<&Path>) -> Result<Option<PathBuf>, CliError> {
+    match explicit {
+        Some(store) => Ok(Some(store.to_path_buf())),
+        None => recorded_store(root),
+    }
+}
+
+/// [`store_for`], refusing a command that needs a store when none is named.
+pub fn needed_store(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, CliError> {
+    store_for(root, explicit)?.ok_or_else(|| {
+        CliError::usage(
+            "StoreMissing",
+            format!(
+                "found no content store for {}, expected --store <store> or one recorded by `nenjim-journal init {} --store <store>`",
+                path_text(root),
+                path_text(root)
+            ),
+        )
+    })
+}
+
+/// Requires the content store `store` to exist; with `create`, creates a
+/// missing one (returns whether it did).
+pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
+    let address = locate(store)?;
+    let (fs, dir) = store_of(&address);
+    match fs.metadata(dir) {
+        Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => Ok(false),
+        Ok(_) => Err(CliError::usage(
+            "StoreNotDirectory",
+            format!(
+                "found a file at {}, expected a content store directory",
+                path_text(store)
+            ),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if !create {
+                return Err(CliError::usage(
+                    "StoreMissing",
+                    format!(
+                        "found no content store at {}, expected an existing one (a mistyped --store would start an empty store); pass --create to create it",
+                        path_text(store)
+                    ),
+                ));
+            }
+            match &address {
+                Address::Local(path) => std::fs::create_dir_all(path),
+                Address::Object { .. } => fs.ensure_dir(dir),
+            }
+            .map_err(|e| CliError::io(store, "cannot create the content store", e))?;
+            Ok(true)
+        }
+        Err(e) => Err(CliError::io(store, "cannot read the content store", e)),
+    }
+}
