@@ -54,12 +54,16 @@ pub enum ColorChoice {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Load a root exactly as `start()` does and report a summary or the first error.
+    /// Load a root exactly as `start()` does and report a summary, or every independent error.
     ///
     /// On success prints the number of artifacts, revisions and releases (of
-    /// the latest revisions) and the load time. On failure prints the
-    /// diagnostic `path:line:column: message` on stderr and exits 1 (2 when
-    /// the root is missing, not a directory or unreadable, or on I/O errors).
+    /// the latest revisions) and the load time, and warns (exit code 0) about
+    /// deprecated license identifiers, empty blobs, and, in a root with a
+    /// ledger, files the ledger does not record and stray files. On failure
+    /// prints every independent error (not only the first one the loader
+    /// stops at) as `path:line:column: message` on stderr, with a count
+    /// (`--max-errors N` stops after N), and exits 1 (2 when the root is
+    /// missing, not a directory or unreadable, or on I/O errors).
     Check(CheckArgs),
     /// Parse and validate single revision files, without chain context.
     ///
@@ -168,11 +172,20 @@ pub enum Command {
     ///
     /// Exit 1 (`DuplicateGenesis`) if the root already holds the artifact.
     Create(CreateArgs),
-    /// Publish a release: put its blob, then append the head's successor with it.
+    /// Publish releases: put their blobs, then append the head's successor with them.
     ///
-    /// Publishing a release the head already holds with the same values
-    /// is a success that writes nothing; with other values it is
-    /// `ReleaseRewritten` (exit 1).
+    /// Several versions (`release <root> <coordinate> 1.0.0 1.0.1 --content
+    /// a.tgz --content b.tgz`) are published in one revision. A
+    /// JOURNAL_VERSION has a resolution of one second, and each revision of
+    /// an artifact must be later than the one before: releases published one
+    /// command each, faster than once a second, are stamped ahead of the
+    /// clock (so `--as-of now` does not see them yet); publish them in one
+    /// command instead. Warns about a dependency on an unknown artifact, on
+    /// no release or only yanked ones, a deprecated license or an empty blob
+    /// (`--strict` refuses instead). Publishing a release the head already
+    /// holds with the same values is a success that writes nothing; with
+    /// other values it is `ReleaseRewritten` (exit 1): publish a new version,
+    /// or yank the release.
     Release(ReleaseArgs),
     /// Yank releases: append the head's successor with one more YANK.
     Yank(PolicyArgs),

@@ -85,6 +85,12 @@ pub fn scan_with(
             truncated: false,
         });
     }
+    if let Some(error) = parent_as_root(fs, root) {
+        return Ok(Diagnosis {
+            errors: vec![error],
+            truncated: false,
+        });
+    }
     let options = LoadOptions::new().with_examples(examples);
     let (items, mut truncated) = nenjim_journal_fs::scan_with(fs, root, options, max_errors)?;
     let digests: HashMap<RevisionDigest, &Path> = items
@@ -192,6 +198,58 @@ fn artifact_as_root(root: &Path) -> CliError {
     )
 }
 
+/// The error for a path one level above Journal roots (a directory holding
+/// roots, none of its own): `None` when `root` has a ledger itself, or no
+/// subdirectory of it looks like a root (one with a ledger, or whose
+/// subdirectories hold revision files).
+fn parent_as_root(fs: &dyn FileSystem, root: &Path) -> Option<CliError> {
+    let is_dir = |path: &Path| {
+        fs.metadata(path)
+            .is_ok_and(|m| m.kind() == EntryKind::Directory)
+    };
+    if is_dir(&root.join(nenjim_journal_fs::ledger::LEDGER_DIR)) {
+        return None;
+    }
+    let mut names = fs.read_dir(root).ok()?;
+    names.sort();
+    let roots: Vec<PathBuf> = names
+        .iter()
+        .map(|name| root.join(name))
+        .filter(|child| is_dir(child))
+        .filter(|child| {
+            is_dir(&child.join(nenjim_journal_fs::ledger::LEDGER_DIR))
+                || fs.read_dir(child).is_ok_and(|artifacts| {
+                    artifacts.iter().any(|artifact| {
+                        fs.read_dir(&child.join(artifact)).is_ok_and(|files| {
+                            files.iter().any(|f| {
+                                let f = f.to_string_lossy();
+                                f.ends_with(RUNTIME_SUFFIX) || f.ends_with(EXAMPLE_SUFFIX)
+                            })
+                        })
+                    })
+                })
+        })
+        .collect();
+    let first = roots.first()?;
+    let listed: Vec<String> = roots
+        .iter()
+        .map(|r| format!("`{}`", path_text(r)))
+        .collect();
+    Some(entry_error(
+        ErrorKind::UnexpectedEntry,
+        root,
+        format!(
+            "found {} inside it, expected artifact directories: this directory is one level above a Journal root; pass the root (nenjim-journal check {})",
+            if roots.len() == 1 {
+                format!("the Journal root {}", listed.join(", "))
+            } else {
+                format!("Journal roots {}", listed.join(", "))
+            },
+            path_text(first)
+        ),
+    ))
+}
+
 /// The file name of `path`, for messages.
 fn file_name(path: &Path) -> String {
     path.file_name()
@@ -284,7 +342,7 @@ fn explain_unknown(
                 ErrorKind::UnknownPredecessor,
                 head.path(),
                 format!(
-                    "found digest {now}, but its successor `{}` recorded PREDECESSOR {predecessor}: `{}` no longer has the digest its successor recorded; revisions are immutable: restore it so that its digest is {predecessor} again (or, if `{name}` names the wrong predecessor, expected {now} there)",
+                    "found digest {now}, but its successor `{}` recorded PREDECESSOR {predecessor}: `{}` no longer has the digest its successor recorded; revisions are immutable: restore it (from a backup, or the copy the hub serves) so that its digest is {predecessor} again, and leave `{name}` as it is",
                     path_text(entry.path()),
                     file_name(head.path())
                 ),

@@ -11,12 +11,15 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_api::{JournalService, JournalServiceManager};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 
 use crate::address::Address;
 use crate::args::RootArgs;
-use crate::failure::CliError;
+use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::Ui;
 
@@ -55,13 +58,51 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     let started = Instant::now();
     let result = with_progress(&args.root, ui, || process.start());
     let elapsed = started.elapsed();
-    result?;
+    result.map_err(|error| name_the_artifact(error, &args.root))?;
     Ok(Loaded {
         service: assembly.service(),
         manager: assembly.manager(),
         elapsed,
         _assembly: assembly,
     })
+}
+
+/// A load stops at the first damaged revision and no query of the root
+/// answers until it is repaired: an error in an artifact's revision file
+/// says which artifact, and where to see every damaged file and what to
+/// restore (`check`).
+fn name_the_artifact(error: JournalError, root: &Path) -> JournalError {
+    if matches!(Status::of_journal_error(&error), Status::Trouble) {
+        return error;
+    }
+    let artifact = error
+        .path()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".journal"))
+        })
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.parse::<ArtifactCoordinate>().ok());
+    let Some(artifact) = artifact else {
+        return error;
+    };
+    let mut named = build::error(
+        error.kind(),
+        format!(
+            "{}; the root cannot be read until artifact `{artifact}` is repaired: `nenjim-journal check {}` lists every damaged file and what to restore",
+            error.message(),
+            path_text(root)
+        ),
+    );
+    if let (Some(line), Some(column)) = (error.line(), error.column()) {
+        named = named.at(line, column);
+    }
+    match error.path() {
+        Some(path) => named.with_path(path),
+        None => named,
+    }
 }
 
 /// Runs `work`, printing progress on stderr if it is slow and stderr is a terminal.

@@ -32,6 +32,7 @@ mod failure;
 mod interrupt;
 mod load;
 mod report;
+mod store_errors;
 mod ui;
 mod warnings;
 
@@ -45,6 +46,10 @@ fn main() -> ExitCode {
     let status = match commands::run(&cli.command, &ui) {
         Ok(status) => status,
         Err(error) => {
+            let recorded = store_errors::recorded(&cli.command);
+            let mut addresses = store_errors::addresses(&cli.command);
+            addresses.extend(recorded.as_deref());
+            let error = store_errors::explained(error, &addresses);
             ui.report_failure(cli.command.name(), cli.command.json(), &error);
             error.status()
         }

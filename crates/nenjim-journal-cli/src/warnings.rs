@@ -1,34 +1,69 @@
-//! Warnings: what is valid but should change. Today, deprecated SPDX
-//! license identifiers (`GPL-3.0`), which the format accepts (they stay on
-//! the SPDX list) but which have precise replacements.
+//! Warnings: what is valid but should change, one rule each, shared by
+//! `check` (over each artifact's latest revision) and the publishing
+//! commands (over each new release, before it is written:
+//! `commands/publish_checks.rs`). Today: deprecated SPDX license
+//! identifiers (`GPL-3.0`), which the format accepts (they stay on the SPDX
+//! list) but which have precise replacements, and empty (0-byte) content.
 
-use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
+use nenjim_journal_api::valuetypes::ContentPointer;
 
-/// One line per deprecated identifier in the licenses of `revision`'s
-/// releases: `<coordinate> <version>: LICENSE … ; use …`.
-pub fn deprecated_licenses(revision: &JournalRevision) -> Vec<String> {
+/// One line per deprecated identifier or empty blob among the releases of
+/// `revision`: `<coordinate> <version>: …`.
+pub fn release_warnings(revision: &JournalRevision) -> Vec<String> {
+    revision
+        .releases()
+        .iter()
+        .flat_map(|release| {
+            deprecated_licenses(release)
+                .into_iter()
+                .chain(empty_content(release))
+        })
+        .collect()
+}
+
+/// One line per deprecated identifier in the license of `release`:
+/// `<coordinate> <version>: LICENSE … ; use …`.
+pub fn deprecated_licenses(release: &ArtifactRelease) -> Vec<String> {
     let mut warnings = Vec::new();
-    for release in revision.releases() {
-        let license = release.license().as_str();
-        for word in license
-            .split([' ', '(', ')'])
-            .filter(|w| !w.is_empty() && !matches!(*w, "AND" | "OR" | "WITH"))
-        {
-            let Some(id) = spdx::license_id(word) else {
-                continue;
-            };
-            if !id.is_deprecated() {
-                continue;
-            }
-            warnings.push(format!(
-                "{} {}: LICENSE {license}: `{word}` is a deprecated SPDX identifier; {}",
-                revision.coordinate(),
-                release.version(),
-                replacement(word)
-            ));
+    let license = release.license().as_str();
+    for word in license
+        .split([' ', '(', ')'])
+        .filter(|w| !w.is_empty() && !matches!(*w, "AND" | "OR" | "WITH"))
+    {
+        let Some(id) = spdx::license_id(word) else {
+            continue;
+        };
+        if !id.is_deprecated() {
+            continue;
         }
+        warnings.push(format!(
+            "{} {}: LICENSE {license}: `{word}` is a deprecated SPDX identifier; {}",
+            release.coordinate(),
+            release.version(),
+            replacement(word)
+        ));
     }
     warnings
+}
+
+/// A warning if the content of `release` is an empty (0-byte) blob, which
+/// is almost always the wrong file (a failed build, a truncated download).
+pub fn empty_content(release: &ArtifactRelease) -> Option<String> {
+    empty_blob(
+        &format!("{} {}", release.coordinate(), release.version()),
+        release.content(),
+    )
+}
+
+/// A warning about `subject` (a release, a file put into a store) if its
+/// blob `pointer` is empty (0 bytes).
+pub fn empty_blob(subject: &str, pointer: &ContentPointer) -> Option<String> {
+    (pointer.size() == 0).then(|| {
+        format!(
+            "{subject}: CONTENT {pointer} is an empty (0-byte) blob; expected the release's bytes"
+        )
+    })
 }
 
 /// What to write instead of a deprecated identifier.

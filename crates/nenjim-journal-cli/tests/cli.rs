@@ -1136,17 +1136,17 @@ fn events_fixture() -> Fixture {
 const EVENT_LINES: &[&str] = &[
     "1  20260201T000000Z  left-pad  * created",
     "1  20260201T000000Z  left-pad  + RELEASE 0.1.0",
-    "2  20260101T000000Z  serde  * created",
-    "2  20260101T000000Z  serde  + RELEASE 1.0.0",
-    "2  20260101T000000Z  serde  + RECOMMEND 1.0.0",
-    "3  20260201T000000Z  serde  + RELEASE 1.1.0",
-    "3  20260201T000000Z  serde  - RECOMMEND 1.0.0",
-    "3  20260201T000000Z  serde  + RECOMMEND 1.1.0",
-    "4  20260301T120000Z  serde  + RELEASE 2.0.0-rc.1",
-    "4  20260301T120000Z  serde  + YANK 1.0.0 \"broken build\"",
-    "4  20260301T120000Z  serde  + DEPRECATE [1.1.0,2.0.0) \"use 2.x\"",
-    "5  20260401T000000Z  serde  ~ DESCRIPTION \"serialization & <more>\"",
-    "5  20260401T000000Z  serde  ~ INFORMATION https://serde.rs",
+    "2  20260101T000000Z  serde     * created",
+    "2  20260101T000000Z  serde     + RELEASE 1.0.0",
+    "2  20260101T000000Z  serde     + RECOMMEND 1.0.0",
+    "3  20260201T000000Z  serde     + RELEASE 1.1.0",
+    "3  20260201T000000Z  serde     - RECOMMEND 1.0.0",
+    "3  20260201T000000Z  serde     + RECOMMEND 1.1.0",
+    "4  20260301T120000Z  serde     + RELEASE 2.0.0-rc.1",
+    "4  20260301T120000Z  serde     + YANK 1.0.0 \"broken build\"",
+    "4  20260301T120000Z  serde     + DEPRECATE [1.1.0,2.0.0) \"use 2.x\"",
+    "5  20260401T000000Z  serde     ~ DESCRIPTION \"serialization & <more>\"",
+    "5  20260401T000000Z  serde     ~ INFORMATION https://serde.rs",
 ];
 
 fn lines(output: &Output) -> Vec<String> {

@@ -195,6 +195,22 @@ pub fn unrecorded_with(
     recorded::unrecorded_files(fs, root, options, held)
 }
 
+/// The entries of a root with a ledger that the layout rules of section 7
+/// refuse (a stray `README.txt`, `latest.journal`, `x.journal.bak` …), each
+/// as the error a root without a ledger fails with; a load through the
+/// ledger never reads them. Empty for a root without a ledger (where such
+/// an entry fails the load itself).
+pub fn stray_with(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<Vec<JournalError>, JournalError> {
+    if !ledger::exists(fs, root)? {
+        return Ok(Vec::new());
+    }
+    recorded::stray_entries(fs, root, options)
+}
+
 /// Re-reads the root against `state`: unchanged files (same digest) are counted
 /// without parsing; new files are parsed and ingested one at a time, each
 /// handed to `publish` as soon as it is accepted. The first failure stops the

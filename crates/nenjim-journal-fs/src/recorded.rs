@@ -290,16 +290,43 @@ pub(crate) fn unrecorded_files(
     options: LoadOptions,
     held: &dyn Fn(&ArtifactCoordinate, JournalVersion) -> bool,
 ) -> Result<Vec<PathBuf>, JournalError> {
-    let artifacts = layout::artifacts(fs, root)?;
     let mut unrecorded = Vec::new();
-    for artifact in &artifacts.dirs {
-        let (files, _) = layout::artifact_files(fs, artifact, options);
+    // Every artifact directory and every revision file, past misplaced
+    // entries (those are `stray_entries`).
+    for artifact in layout::root_items(fs, root)?.iter().flatten() {
+        let Ok(items) = layout::artifact_items(fs, artifact, options) else {
+            continue;
+        };
         unrecorded.extend(
-            files
+            items
                 .iter()
+                .flatten()
                 .filter(|file| !held(&file.coordinate, file.version))
                 .map(RevisionFile::path),
         );
     }
     Ok(unrecorded)
+}
+
+/// The entries of a root with a ledger that the layout rules of section 7
+/// refuse (a `README.txt` in the root, a `latest.journal` or
+/// `x.journal.bak` in an artifact directory …), each as the error a root
+/// without a ledger fails with. A load through the ledger never looks at
+/// them, so they are harmless but misleading.
+pub(crate) fn stray_entries(
+    fs: &dyn FileSystem,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<Vec<JournalError>, JournalError> {
+    let mut stray = Vec::new();
+    for item in layout::root_items(fs, root)? {
+        match item {
+            Err(error) => stray.push(error),
+            Ok(artifact) => match layout::artifact_items(fs, &artifact, options) {
+                Err(error) => stray.push(error),
+                Ok(items) => stray.extend(items.into_iter().filter_map(Result::err)),
+            },
+        }
+    }
+    Ok(stray)
 }

@@ -563,6 +563,56 @@ impl FsJournalWriter {
         Ok(())
     }
 
+    /// The ledger's last sequence as this writer knows it: that of the last
+    /// revision, or of a `FENCE` entry after it.
+    pub fn tip(&self) -> u64 {
+        self.tip
+    }
+
+    /// Creates `FENCE` entries (of this writer's epoch) at each sequence
+    /// after the tip up to `tip`, so that the next append gets `tip + 1`:
+    /// a copy of a root keeps the source's sequences by fencing the gaps
+    /// the source's own fences left. Nothing to do at `tip`; a tip past it
+    /// is `LedgerMismatch` (sequences never go back). Like an append: the
+    /// lease is checked first, and another writer's entry is `TipMoved`
+    /// (the ledger is then read again) or `LeaseLost`.
+    pub fn fence_to(&mut self, tip: u64) -> Result<(), JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(build::error(poisoned.kind(), poisoned.message()).with_path(&self.root));
+        }
+        if tip < self.tip {
+            return Err(build::error(
+                ErrorKind::LedgerMismatch,
+                format!(
+                    "found the ledger's tip at sequence {}, expected it at or before {tip} (sequences never go back)",
+                    self.tip
+                ),
+            )
+            .with_path(ledger::ledger_dir(&self.root)));
+        }
+        while self.tip < tip {
+            self.check_lease()?;
+            let entry = Entry::new(
+                self.tip + 1,
+                Record::Fence {
+                    epoch: self.lease.epoch,
+                },
+            );
+            if let Err(error) = self.create_entry(&entry) {
+                if error.kind() == ErrorKind::TipMoved {
+                    let _ = self.reload();
+                }
+                return Err(error);
+            }
+            self.tip = entry.sequence();
+            self.unsegmented.push(entry);
+            if self.unsegmented.len() as u64 >= self.options.segment_span {
+                self.write_segment();
+            }
+        }
+        Ok(())
+    }
+
     /// The revisions this writer knows, as a start of the root would load them.
     pub fn state(&self) -> &ChainState {
         &self.state

@@ -108,12 +108,18 @@ impl FromStr for LicenseExpression {
         }
         spdx::Expression::parse_mode(s, mode()).map_err(|e| {
             let found = s.get(e.span.clone()).unwrap_or(s);
+            // `MIT/Apache-2.0` (Cargo's old form) means `MIT OR Apache-2.0`.
+            let hint = super::license_hint::slash_as_or(s)
+                .filter(|or| spdx::Expression::parse_mode(or, mode()).is_ok())
+                .map_or_else(
+                    || super::license_hint::did_you_mean(found),
+                    |or| format!("; did you mean `{or}`? (`/` is not an SPDX operator)"),
+                );
             semantic(format!(
-                "found {} in license expression {}, expected an SPDX expression of listed identifiers: {}{}",
+                "found {} in license expression {}, expected an SPDX expression of listed identifiers: {}{hint}",
                 shown(found),
                 shown(s),
                 e.reason,
-                super::license_hint::did_you_mean(found)
             ))
             .at(1, e.span.start + 1)
         })?;

@@ -26,6 +26,18 @@ fn normalized(name: &str) -> String {
         .collect()
 }
 
+/// `expression` with each `/` read as ` OR ` (`MIT/Apache-2.0` →
+/// `MIT OR Apache-2.0`), if it has one; the caller checks that it parses.
+pub(super) fn slash_as_or(expression: &str) -> Option<String> {
+    expression.contains('/').then(|| {
+        expression
+            .split('/')
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" OR ")
+    })
+}
+
 /// The text appended to an unknown identifier's message.
 pub(super) fn did_you_mean(found: &str) -> String {
     match suggestion(found) {
@@ -36,7 +48,25 @@ pub(super) fn did_you_mean(found: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::suggestion;
+    use super::{slash_as_or, suggestion};
+
+    #[test]
+    fn a_slash_reads_as_or() {
+        assert_eq!(
+            slash_as_or("MIT/Apache-2.0").as_deref(),
+            Some("MIT OR Apache-2.0")
+        );
+        assert_eq!(slash_as_or("MIT"), None);
+        let refused = "MIT/Apache-2.0"
+            .parse::<crate::valuetypes::LicenseExpression>()
+            .err()
+            .map(|e| e.message().to_owned())
+            .unwrap_or_default();
+        assert!(
+            refused.contains("did you mean `MIT OR Apache-2.0`?"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn common_misspellings_have_a_suggestion() {

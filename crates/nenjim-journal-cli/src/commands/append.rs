@@ -1,5 +1,6 @@
-//! `append <root> <file>... [--store <dir>] [--json]`: append hand-written
-//! revision files through the root's writer, in the given order.
+//! `append <root> <file>... [--store <store>] [--source-store <store>]
+//! [--strict] [--wait D] [--json]`: append hand-written revision files
+//! through the root's writer, in the given order.
 //!
 //! Each text is validated exactly as ingestion does, written durably to
 //! `<root>/<coordinate>/<version>.journal` (a file already there with the
@@ -8,26 +9,39 @@
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
 //! SIGINT or SIGTERM stops it the same way between two appends (the one
-//! begun is finished): "N of M appended; re-run to resume", exit 130, the
-//! lease given back; re-running the same command records the first N
-//! again (writing nothing) and appends the rest. Files are read when their
-//! turn comes, so a file may be a pipe.
+//! begun is finished), a root's copy included: "N of M appended; re-run to
+//! resume", exit 130, the lease given back; re-running the same command
+//! records the first N again (writing nothing) and appends the rest (a
+//! copy is completed, its sequences kept). Files are read when their turn
+//! comes, so a file may be a pipe; a root is loaded before the first
+//! append, so that M is known.
+//!
+//! The content store is `--store`, else the one the root records (`init
+//! --store`); a named store that does not exist is refused.
+//!
+//! A file's new releases go through the checks of publish time
+//! (`publish_checks.rs`): warnings, or with `--strict` a refusal.
 //!
 //! A source that is a directory or a URL (`s3://bucket/prefix` …) is a
-//! whole root: it is loaded as a start does and each of its revisions is
-//! appended in its sequence order (its ledger's, if it has one), so that a
-//! local root is copied into a bucket with its ledger order.
+//! whole root, copied ([`copy`]): loaded as a start does, each of its
+//! revisions appended in its sequence order *at its sequence* (the gaps the
+//! source's `FENCE` entries left are fenced in the destination too), so a
+//! consumer that switches to the copy resumes with its old `--after`. The
+//! destination must be empty, or an earlier copy of the same source (which
+//! is then completed); anything else is refused, with why, before anything
+//! is written. With `--source-store`, the blob of every release the copied
+//! revisions publish is copied from the source's content store into the
+//! destination's (`--store` or the recorded one) first.
 
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::model::build::ErrorContext as _;
-use nenjim_journal_fs::{LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};
 use super::read_text;
-use crate::address::{Address, file_system, locate};
+use crate::address::{Address, locate};
 use crate::args::AppendArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, path_text};
@@ -59,18 +73,29 @@ struct AppendedJson {
     path: String,
     /// False when the ledger already recorded this exact text.
     new: bool,
+    /// What the checks of publish time found in the file's new releases
+    /// (empty for a copied root's revisions, which are not checked).
+    warnings: Vec<String>,
 }
 
 pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
-    let mut appended = Vec::with_capacity(args.files.len());
-    // The sources, each a file (read when its turn comes) or a root (read
+    // The sources, each a file (read when its turn comes) or a root (loaded
     // now, so that the count of texts is known).
     let sources: Vec<Source> = args.files.iter().map(|f| Source::of(f)).collect();
-    let total = sources.iter().map(Source::count).sum();
-    let result = super::init::store_for(&args.root, args.store.as_deref()).and_then(|store| {
+    let mut report = Report {
+        args,
+        ui,
+        appended: Vec::with_capacity(args.files.len()),
+        total: sources.iter().map(Source::count).sum(),
+    };
+    let store = super::init::store_for(&args.root, args.store.as_deref());
+    let named_store = store.as_ref().ok().cloned().flatten();
+    let result = store.and_then(|store| {
         if let Some(store) = &store {
             super::init::require_store(store, false)?;
         }
+        let stores = copy::Stores::of(args.source_store.as_deref(), store.as_deref())?;
+        let total = report.total;
         with_writer(
             &args.root,
             store.as_deref(),
@@ -78,49 +103,13 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
             total,
             ui,
             |writer| {
-                for (file, text) in sources.into_iter().flat_map(Source::texts) {
-                    let (file, text) = (file?, text?);
-                    // A signal stops the command here, between two appends.
-                    if crate::interrupt::requested() {
-                        return Err(CliError::Interrupted {
-                            appended: appended.len(),
-                            total,
-                        });
+                for source in sources {
+                    match source {
+                        Source::Root(copied) => {
+                            copy::copy(writer, &args.root, *copied?, stores.as_ref(), &mut report)?;
+                        }
+                        Source::File(file) => append_file(writer, &file, &mut report)?,
                     }
-                    let done = writer
-                        .append(&text)
-                        .map_err(|e| CliError::from(e.with_path(&file)))?;
-                    let revision = done.revision();
-                    let entry = AppendedJson {
-                        file: path_text(&file),
-                        coordinate: revision.coordinate().to_string(),
-                        journal_version: revision.journal_version().to_string(),
-                        sequence: done.sequence(),
-                        digest: revision.digest().to_string(),
-                        path: path_text(&revision_path(
-                            &args.root,
-                            revision.coordinate(),
-                            revision.journal_version(),
-                        )),
-                        new: done.is_new(),
-                    };
-                    if !args.json {
-                        let verb = if entry.new {
-                            ui.out(Paint::Good, "appended")
-                        } else {
-                            ui.out(Paint::Good, "recorded already")
-                        };
-                        ui.print(&format!(
-                            "{verb} {}: {} {}, sequence {}, {}, {}\n",
-                            entry.file,
-                            entry.coordinate,
-                            entry.journal_version,
-                            entry.sequence,
-                            entry.digest,
-                            entry.path
-                        ))?;
-                    }
-                    appended.push(entry);
                 }
                 Ok(())
             },
@@ -129,6 +118,12 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
     let (status, error) = match result {
         Ok(()) => (Status::Ok, None),
         Err(error) => {
+            let mut addresses: Vec<&Path> = vec![&args.root];
+            addresses.extend(args.store.as_deref());
+            addresses.extend(named_store.as_deref());
+            addresses.extend(args.source_store.as_deref());
+            addresses.extend(args.files.iter().map(PathBuf::as_path));
+            let error = crate::store_errors::explained(error, &addresses);
             ui.eprintln(&format!("{} {error}", ui.err(Paint::Bad, "error:")));
             (error.status(), Some(ErrorJson::of(&error)))
         }
@@ -138,7 +133,7 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
             command: "append",
             ok: status == Status::Ok,
             root: path_text(&args.root),
-            appended,
+            appended: report.appended,
             error,
         })?;
     }
@@ -146,22 +141,18 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
 }
 
 /// One source of `append`: a file, read when its turn comes (it may be a
-/// pipe), or a root, read at once.
+/// pipe), or a root, loaded at once (its error, if any, reported at its turn).
 enum Source {
     File(PathBuf),
-    Root(Result<Vec<(PathBuf, String)>, CliError>),
+    Root(Result<Box<copy::Source>, CliError>),
 }
 
 impl Source {
     fn of(source: &Path) -> Source {
-        let is_root = match locate(source) {
-            Ok(Address::Local(path)) => path.is_dir(),
-            Ok(Address::Object { .. }) | Err(_) => true,
-        };
-        if is_root {
-            Source::Root(texts(source))
-        } else {
-            Source::File(source.to_path_buf())
+        match locate(source) {
+            Ok(Address::Local(path)) if !path.is_dir() => Source::File(source.to_path_buf()),
+            Ok(address) => Source::Root(copy::Source::load(source, address).map(Box::new)),
+            Err(error) => Source::Root(Err(error)),
         }
     }
 
@@ -169,59 +160,460 @@ impl Source {
     fn count(&self) -> usize {
         match self {
             Source::File(_) | Source::Root(Err(_)) => 1,
-            Source::Root(Ok(texts)) => texts.len(),
-        }
-    }
-
-    /// Its texts, each with the path it is reported by (an error in place).
-    fn texts(self) -> Vec<(Result<PathBuf, CliError>, Result<String, CliError>)> {
-        match self {
-            Source::File(path) => {
-                let text = read_text(&path);
-                vec![(Ok(path), text)]
-            }
-            Source::Root(texts) => flatten(texts),
+            Source::Root(Ok(root)) => root.len(),
         }
     }
 }
 
-/// The texts a root (a directory, or a URL) gives: each of its revisions,
-/// in sequence order, with the path it is reported by.
-fn texts(source: &Path) -> Result<Vec<(PathBuf, String)>, CliError> {
-    let address = locate(source)?;
-    let (fs, root) = file_system(&address);
-    let state = load_with(&*fs, root, LoadOptions::new())?;
-    let mut out = Vec::new();
-    let mut cursor = state.replay(0);
-    while let Some(revision) = cursor.next()? {
-        let path = ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+/// Appends one revision file (read now), after the checks of publish time.
+fn append_file(
+    writer: &mut nenjim_journal_writer::FsJournalWriter,
+    source: &Path,
+    report: &mut Report<'_>,
+) -> Result<(), CliError> {
+    let args = report.args;
+    let text = read_text(source)?;
+    // A signal stops the command here, between two appends.
+    report.stop_if_interrupted()?;
+    // The checks of publish time, on what parses (the append reports what
+    // does not).
+    let (warnings, valid) = match nenjim_journal_parser::parse(&text) {
+        Ok(revision) => {
+            let warnings =
+                super::publish_checks::new_releases(writer.state(), &args.root, &revision);
+            // An invalid file is refused for what is wrong with it.
+            let valid = warnings.is_empty() || writer.state().ingest_revision(revision).is_ok();
+            (warnings, valid)
+        }
+        Err(_) => (Vec::new(), false),
+    };
+    if args.strict && valid && !warnings.is_empty() {
+        let refusal = super::publish_checks::strict_refusal(&warnings);
+        return Err(match refusal {
+            CliError::Refused { kind, message } => CliError::Refused {
+                kind,
+                message: format!("{}: {message}", path_text(source)),
+            },
+            other => other,
+        });
+    }
+    let done = writer.append(&text).map_err(|e| {
+        let e = if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
+            // What to do instead, as `release` says it.
+            let message = format!(
+                "{}: publish the change as a new version, or withdraw the release with `nenjim-journal yank`",
+                e.message()
+            );
+            copy::relocated(e, message)
+        } else {
+            e
+        };
+        CliError::from(e.with_path(source))
+    })?;
+    let mut entry = entry(&args.root, source, &done);
+    entry.warnings = warnings;
+    report.push(entry)
+}
+
+/// The report of one appended revision: `file` as given, `done` what the
+/// writer returned.
+fn entry(root: &Path, file: &Path, done: &nenjim_journal_api::append::Appended) -> AppendedJson {
+    let revision = done.revision();
+    AppendedJson {
+        file: path_text(file),
+        coordinate: revision.coordinate().to_string(),
+        journal_version: revision.journal_version().to_string(),
+        sequence: done.sequence(),
+        digest: revision.digest().to_string(),
+        path: path_text(&revision_path(
+            root,
+            revision.coordinate(),
+            revision.journal_version(),
+        )),
+        new: done.is_new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// What was appended so far: printed as it comes (text), kept for the
+/// JSON document, and counted for an interruption's "N of M".
+struct Report<'a> {
+    args: &'a AppendArgs,
+    ui: &'a Ui,
+    appended: Vec<AppendedJson>,
+    /// How many texts the command was given (M).
+    total: usize,
+}
+
+impl Report<'_> {
+    /// Prints one appended revision (text) and keeps it for the JSON document.
+    fn push(&mut self, entry: AppendedJson) -> Result<(), CliError> {
+        let ui = self.ui;
+        if !self.args.json {
+            let verb = if entry.new {
+                ui.out(Paint::Good, "appended")
+            } else {
+                ui.out(Paint::Good, "recorded already")
+            };
+            ui.print(&format!(
+                "{verb} {}: {} {}, sequence {}, {}, {}\n",
+                entry.file,
+                entry.coordinate,
+                entry.journal_version,
+                entry.sequence,
+                entry.digest,
+                entry.path
+            ))?;
+            for warning in &entry.warnings {
+                ui.warn(warning);
+            }
+        }
+        self.appended.push(entry);
+        Ok(())
+    }
+
+    /// `Interrupted` (N of M appended) once SIGINT or SIGTERM came.
+    fn stop_if_interrupted(&self) -> Result<(), CliError> {
+        if crate::interrupt::requested() {
+            return Err(CliError::Interrupted {
+                appended: self.appended.len(),
+                total: self.total,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Copying a whole root: see the module docs.
+mod copy {
+    use std::io::Read as _;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use nenjim_journal_api::append::JournalWriter as _;
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::model::JournalRevision;
+    use nenjim_journal_api::model::build::{self, ErrorContext as _};
+    use nenjim_journal_fs::{
+        FileSystem, LoadOptions, MAX_FILE_LEN, RealFileSystem, Store, ledger, load_with,
+    };
+    use nenjim_journal_writer::FsJournalWriter;
+
+    use nenjim_journal_chain::ChainState;
+
+    use super::{AppendedJson, Report};
+    use crate::address::{Address, file_system, locate};
+    use crate::failure::CliError;
+    use crate::report::path_text;
+
+    /// The content stores a copy moves blobs between (`--source-store`
+    /// into `--store`).
+    pub struct Stores {
+        source: (Arc<dyn Store>, PathBuf),
+        destination: (Arc<dyn Store>, PathBuf),
+    }
+
+    impl Stores {
+        /// The stores to copy blobs between: `--source-store` (`source`), if
+        /// given, into the destination's content store (`destination`:
+        /// `--store` or the recorded one), which it then needs.
+        pub fn of(
+            source: Option<&Path>,
+            destination: Option<&Path>,
+        ) -> Result<Option<Stores>, CliError> {
+            let Some(source) = source else {
+                return Ok(None);
+            };
+            let Some(destination) = destination else {
+                return Err(CliError::usage(
+                    "StoreMissing",
+                    format!(
+                        "found --source-store {} and no content store to copy its blobs into, expected --store <store> or one recorded by `nenjim-journal init <root> --store <store>`",
+                        path_text(source)
+                    ),
+                ));
+            };
+            let of = |store: &Path| -> Result<(Arc<dyn Store>, PathBuf), CliError> {
+                Ok(match locate(store)? {
+                    Address::Local(path) => (Arc::new(RealFileSystem) as Arc<dyn Store>, path),
+                    Address::Object { store, root } => (store as Arc<dyn Store>, root),
+                })
+            };
+            Ok(Some(Stores {
+                source: of(source)?,
+                destination: of(destination)?,
+            }))
+        }
+
+        /// Copies the blob of every release of `revision` that `head` (the
+        /// destination's head before it) does not hold.
+        fn copy_blobs(
+            &self,
+            revision: &JournalRevision,
+            head: Option<&JournalRevision>,
+        ) -> Result<(), CliError> {
+            let (source_fs, source) = &self.source;
+            let (destination_fs, destination) = &self.destination;
+            for release in revision.releases() {
+                if head.is_some_and(|h| h.release(release.version()).is_some()) {
+                    continue;
+                }
+                let wanted = release.content();
+                let path = source
+                    .join("blobs")
+                    .join("sha256")
+                    .join(wanted.digest().to_hex());
+                let reader = source_fs.open(&path).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        CliError::Journal(
+                            build::error(
+                                ErrorKind::BlobMissing,
+                                format!(
+                                    "{} {}: found no blob {} in the source's content store, expected the blob of CONTENT {wanted}",
+                                    release.coordinate(),
+                                    release.version(),
+                                    wanted.digest()
+                                ),
+                            )
+                            .with_path(&path),
+                        )
+                    } else {
+                        CliError::io(&path, "cannot read the source's blob", e)
+                    }
+                })?;
+                // At most the pointer's size and one byte more: a longer
+                // blob is a mismatch, never read whole.
+                let mut limited = reader.take(wanted.size().saturating_add(1));
+                let put = nenjim_journal_writer::put_blob_from(
+                    &**destination_fs,
+                    destination,
+                    &mut limited,
+                )?;
+                if put.pointer() != *wanted {
+                    return Err(CliError::Journal(
+                        build::error(
+                            ErrorKind::BlobMismatch,
+                            format!(
+                                "{} {}: found the source's blob as {}, expected CONTENT {wanted}",
+                                release.coordinate(),
+                                release.version(),
+                                put.pointer()
+                            ),
+                        )
+                        .with_path(&path),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// A source root, loaded before the writer is opened (so that the
+    /// count of its revisions is known).
+    pub struct Source {
+        /// As typed.
+        typed: PathBuf,
+        address: Address,
+        state: ChainState,
+        /// Its tip: past its last revision when fences end it.
+        tip: u64,
+    }
+
+    impl Source {
+        /// Loads the root `typed` (at `address`) as a start does.
+        pub fn load(typed: &Path, address: Address) -> Result<Source, CliError> {
+            let (fs, root) = file_system(&address);
+            let state = load_with(&*fs, root, LoadOptions::new())?;
+            let tip = ledger::read(&*fs, root)?
+                .map_or(state.last_sequence(), |l| l.tip())
+                .max(state.last_sequence());
+            Ok(Source {
+                typed: typed.to_path_buf(),
+                address,
+                state,
+                tip,
+            })
+        }
+
+        /// How many revisions it holds.
+        pub fn len(&self) -> usize {
+            usize::try_from(self.state.len()).unwrap_or(usize::MAX)
+        }
+    }
+
+    /// Copies the root `source` into the writer's root (`destination`, as
+    /// typed), keeping its sequences; `report` gets each revision appended
+    /// or found already copied, and stops the copy between two revisions
+    /// on SIGINT or SIGTERM.
+    pub fn copy(
+        writer: &mut FsJournalWriter,
+        destination: &Path,
+        source: Source,
+        stores: Option<&Stores>,
+        report: &mut Report<'_>,
+    ) -> Result<(), CliError> {
+        let Source {
+            typed,
+            address,
+            state,
+            tip,
+        } = source;
+        let source = typed.as_path();
+        let (fs, root) = file_system(&address);
+        compatible(writer, destination, source, &state)?;
+        let mut cursor = state.replay(0);
+        while let Some(revision) = cursor.next()? {
+            let sequence = revision.sequence();
+            let path =
+                ledger::revision_path(root, revision.coordinate(), revision.journal_version());
+            let shown = shown(source, root, &path);
+            // A signal stops the copy here, between two revisions.
+            report.stop_if_interrupted()?;
+            if writer
+                .state()
+                .revision_by_digest(revision.digest())
+                .is_some()
+            {
+                // Copied before, at this very sequence (`compatible`).
+                report.push(AppendedJson {
+                    file: path_text(&shown),
+                    coordinate: revision.coordinate().to_string(),
+                    journal_version: revision.journal_version().to_string(),
+                    sequence,
+                    digest: revision.digest().to_string(),
+                    path: path_text(&super::revision_path(
+                        destination,
+                        revision.coordinate(),
+                        revision.journal_version(),
+                    )),
+                    new: false,
+                    warnings: Vec::new(),
+                })?;
+                continue;
+            }
+            if writer.tip() >= sequence {
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found the destination's ledger at sequence {}, at or past the source's next revision ({} {} at sequence {sequence}), expected it before: the destination holds revisions or fences the source does not, so the copy cannot keep the source's sequences; expected an empty destination root or an earlier copy of this source (to renumber, append the source's revision files one by one instead)",
+                        writer.tip(),
+                        revision.coordinate(),
+                        revision.journal_version()
+                    ),
+                ));
+            }
+            let text = read(&*fs, &path)?;
+            if let Some(stores) = stores {
+                let head = writer.state().latest(revision.coordinate());
+                stores.copy_blobs(&revision, head.as_ref())?;
+            }
+            writer.fence_to(sequence - 1)?;
+            let appended = writer.append(&text).map_err(|e| {
+                let hint = if stores.is_none() && e.kind() == ErrorKind::BlobMissing {
+                    "; to copy the source's blobs too, name its content store with --source-store"
+                } else {
+                    ""
+                };
+                let message = format!("{}{hint}", e.message());
+                CliError::from(relocated(e, message).with_path(&shown))
+            })?;
+            if appended.sequence() != sequence {
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found {} {} appended at sequence {}, expected the source's sequence {sequence}",
+                        revision.coordinate(),
+                        revision.journal_version(),
+                        appended.sequence()
+                    ),
+                ));
+            }
+            report.push(super::entry(destination, &shown, &appended))?;
+        }
+        // Fences after the source's last revision are kept too, so that a
+        // later copy of the grown source resumes at the same sequences.
+        if writer.tip() < tip {
+            writer.fence_to(tip)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a destination that holds a revision of the source at
+    /// another sequence (a renumbered copy): the copy could not keep the
+    /// source's sequences. The destination's own revisions (appended to it
+    /// after an earlier copy) are its own business, as long as the source
+    /// needs none of their sequences (checked as each revision is copied,
+    /// before anything is written).
+    fn compatible(
+        writer: &FsJournalWriter,
+        destination: &Path,
+        source: &Path,
+        state: &ChainState,
+    ) -> Result<(), CliError> {
+        let mut cursor = writer.state().replay(0);
+        while let Some(held) = cursor.next()? {
+            let Some(theirs) = state.revision_by_digest(held.digest()) else {
+                continue;
+            };
+            if theirs.sequence() != held.sequence() {
+                return Err(refused(
+                    destination,
+                    source,
+                    format!(
+                        "found {} {} at sequence {} in the destination and at sequence {} in the source, expected the same sequence: the destination was filled otherwise than by a copy of this source, which keeps the source's sequences; expected an empty destination root or an earlier copy of this source (to renumber, append the source's revision files one by one instead)",
+                        held.coordinate(),
+                        held.journal_version(),
+                        held.sequence(),
+                        theirs.sequence()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `error` with `message` instead of its own (kind and place kept).
+    pub(super) fn relocated(
+        error: nenjim_journal_api::error::JournalError,
+        message: String,
+    ) -> nenjim_journal_api::error::JournalError {
+        let mut moved = build::error(error.kind(), message);
+        if let (Some(line), Some(column)) = (error.line(), error.column()) {
+            moved = moved.at(line, column);
+        }
+        moved
+    }
+
+    fn refused(destination: &Path, source: &Path, why: String) -> CliError {
+        CliError::refused(
+            "CopyRefused",
+            format!(
+                "cannot copy the root {} into {}: {why}; nothing more was written",
+                path_text(source),
+                path_text(destination)
+            ),
+        )
+    }
+
+    /// The text of a source revision file.
+    fn read(fs: &dyn FileSystem, path: &Path) -> Result<String, CliError> {
         let bytes = fs
-            .read(&path, MAX_FILE_LEN)
-            .map_err(|e| CliError::io(&path, "cannot read the revision", e))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
+            .read(path, MAX_FILE_LEN)
+            .map_err(|e| CliError::io(path, "cannot read the revision", e))?;
+        String::from_utf8(bytes).map_err(|e| {
             CliError::io(
-                &path,
+                path,
                 "cannot read the revision",
                 std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             )
-        })?;
-        out.push((shown(source, root, &path), text));
+        })
     }
-    Ok(out)
-}
 
-/// A revision of a source root, reported under the source as typed.
-fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map_or_else(|_| path.to_path_buf(), |relative| source.join(relative))
-}
-
-/// One source's texts as a sequence of results (its error, if any, in place).
-fn flatten(
-    texts: Result<Vec<(PathBuf, String)>, CliError>,
-) -> Vec<(Result<PathBuf, CliError>, Result<String, CliError>)> {
-    match texts {
-        Ok(texts) => texts.into_iter().map(|(p, t)| (Ok(p), Ok(t))).collect(),
-        Err(e) => vec![(Err(e), Ok(String::new()))],
+    /// A revision of a source root, reported under the source as typed.
+    fn shown(source: &Path, root: &Path, path: &Path) -> PathBuf {
+        path.strip_prefix(root)
+            .map_or_else(|_| path.to_path_buf(), |relative| source.join(relative))
     }
 }

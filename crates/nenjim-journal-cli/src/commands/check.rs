@@ -18,7 +18,7 @@ use crate::failure::{CliError, Status};
 use crate::load::load;
 use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
-use crate::warnings::deprecated_licenses;
+use crate::warnings::release_warnings;
 
 /// The `--json` document of a successful check.
 #[derive(Debug, Serialize)]
@@ -37,11 +37,16 @@ struct CheckDocument {
     elapsed_ms: u64,
     /// `*.journal.example` files not loaded (without `--examples`).
     skipped_examples: usize,
-    /// Valid but discouraged things (deprecated license identifiers).
+    /// Valid but discouraged things (deprecated license identifiers, empty
+    /// blobs, stray files in a root with a ledger).
     warnings: Vec<String>,
     /// Revision files the root's ledger does not record (never loaded; a
     /// warning): record each with `nenjim-journal append <root> <file>`.
     unrecorded: Vec<String>,
+    /// Entries of a root with a ledger that the layout rules refuse (a
+    /// `README.txt`, a `latest.journal` …; never loaded; a warning), each
+    /// `path: message`.
+    stray: Vec<String>,
 }
 
 /// The `--json` document of a failed check.
@@ -75,7 +80,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         revisions += service.revisions(coordinate)?.len();
         if let Some(latest) = service.latest(coordinate)? {
             releases += latest.releases().len();
-            warnings.extend(deprecated_licenses(&latest));
+            warnings.extend(release_warnings(&latest));
         }
     }
     let skipped_examples = if args.root.examples {
@@ -98,7 +103,13 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         skipped_examples,
         warnings,
         unrecorded: unrecorded.iter().map(|p| path_text(p)).collect(),
+        stray: super::unrecorded::stray(&args.root.root, args.root.examples)?,
     };
+    for entry in &document.stray {
+        ui.warn(&format!(
+            "{entry}; the root's ledger never loads it: move it out of the root"
+        ));
+    }
     for file in &document.unrecorded {
         ui.eprintln(&format!(
             "{} {file}: not recorded by the root's ledger, so never loaded; record it with: nenjim-journal append {} {file}",
@@ -156,6 +167,14 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
             }],
             truncated: false,
         },
+    };
+    let diagnosis = diagnose::Diagnosis {
+        errors: diagnosis
+            .errors
+            .into_iter()
+            .map(|e| crate::store_errors::explained(e, &[&args.root.root]))
+            .collect(),
+        truncated: diagnosis.truncated,
     };
     let status = diagnosis
         .errors

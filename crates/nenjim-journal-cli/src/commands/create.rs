@@ -43,7 +43,7 @@ pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
         let genesis = builder.build(RevisionDigest::of_text(""));
         Ok(Plan::Append {
             text: nenjim_journal_parser::render(&genesis),
-            blob: None,
+            blobs: Vec::new(),
         })
     })
 }

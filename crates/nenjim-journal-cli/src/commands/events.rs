@@ -78,6 +78,10 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
         EventFormat::Atom => Some(args.limit.unwrap_or(ATOM_DEFAULT_LIMIT)),
         EventFormat::Text | EventFormat::Json => args.limit,
     };
+    let mut columns = match format {
+        EventFormat::Text => Columns::of(service, &coordinates)?,
+        EventFormat::Json | EventFormat::Atom => Columns::default(),
+    };
     let mut cursor = service.replay_events(&ReplayRequest::after(args.after))?;
     let mut position = Position::default();
     let mut output = Output::new(ui);
@@ -91,7 +95,7 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
             continue;
         }
         match limit {
-            None => output.push(&line(format, &event, ui)?)?,
+            None => output.push(&line(format, &event, &columns, ui)?)?,
             Some(0) => {}
             Some(n) => {
                 if newest.len() == n {
@@ -109,7 +113,7 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
         }
         EventFormat::Text | EventFormat::Json => {
             for numbered in &newest {
-                output.push(&line(format, &numbered.event, ui)?)?;
+                output.push(&line(format, &numbered.event, &columns, ui)?)?;
             }
         }
     }
@@ -123,7 +127,11 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
             while let Some(event) = cursor.next()? {
                 last = last.max(event.sequence());
                 if selected(&event) {
-                    text.push_str(&line(format, &event, ui)?);
+                    // Aligned with the lines before; wider only when needed.
+                    if format == EventFormat::Text {
+                        columns.fit(&event);
+                    }
+                    text.push_str(&line(format, &event, &columns, ui)?);
                 }
             }
             if !emit(&text)? {
@@ -209,20 +217,69 @@ fn kind_of(change: &EventChange) -> EventKind {
     }
 }
 
+/// The widths of the text lines' columns, so that they line up: the
+/// sequence as wide as the root's greatest, the coordinate as the longest
+/// selected one (Journal versions all have the same width).
+#[derive(Debug, Default)]
+struct Columns {
+    sequence: usize,
+    coordinate: usize,
+}
+
+impl Columns {
+    /// The widths for the events of `selected` (every artifact when empty).
+    fn of(
+        service: &dyn nenjim_journal_api::JournalService,
+        selected: &BTreeSet<ArtifactCoordinate>,
+    ) -> Result<Columns, CliError> {
+        let mut columns = Columns::default();
+        for coordinate in service.coordinates()? {
+            if let Some(latest) = service.latest(&coordinate)? {
+                columns.sequence = columns.sequence.max(latest.sequence().to_string().len());
+            }
+            if selected.is_empty() || selected.contains(&coordinate) {
+                columns.coordinate = columns.coordinate.max(coordinate.as_str().chars().count());
+            }
+        }
+        Ok(columns)
+    }
+
+    /// Widens the columns for a followed `event` that they are too narrow for
+    /// (a later sequence with more digits, a longer new coordinate).
+    fn fit(&mut self, event: &JournalEvent) {
+        self.sequence = self.sequence.max(event.sequence().to_string().len());
+        self.coordinate = self
+            .coordinate
+            .max(event.coordinate().as_str().chars().count());
+    }
+}
+
 /// One output line (with its newline) of a text or JSON listing.
-fn line(format: EventFormat, event: &JournalEvent, ui: &Ui) -> Result<String, CliError> {
+fn line(
+    format: EventFormat,
+    event: &JournalEvent,
+    columns: &Columns,
+    ui: &Ui,
+) -> Result<String, CliError> {
     if format == EventFormat::Json {
         let mut text = serde_json::to_string(&EventJson::of(event))
             .map_err(|e| CliError::io(Path::new("<stdout>"), "cannot encode JSON", e.into()))?;
         text.push('\n');
         return Ok(text);
     }
+    let coordinate = event.coordinate().as_str();
+    let pad = " ".repeat(
+        columns
+            .coordinate
+            .saturating_sub(coordinate.chars().count()),
+    );
     Ok(format!(
-        "{}  {}  {}  {}\n",
+        "{:>width$}  {}  {}{pad}  {}\n",
         event.sequence(),
         event.journal_version(),
-        ui.out(Paint::Strong, event.coordinate().as_str()),
-        marked(event.change(), ui)
+        ui.out(Paint::Strong, coordinate),
+        marked(event.change(), ui),
+        width = columns.sequence
     ))
 }
 

@@ -16,7 +16,7 @@ use crate::args::LintArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
-use crate::warnings::deprecated_licenses;
+use crate::warnings::release_warnings;
 
 /// The `--json` document.
 #[derive(Debug, Serialize)]
@@ -53,7 +53,7 @@ pub fn run(args: &LintArgs, ui: &Ui) -> Result<Status, CliError> {
         let shown = path_text(path);
         match &verdict {
             Ok(revision) => {
-                for warning in deprecated_licenses(revision) {
+                for warning in release_warnings(revision) {
                     let warning = format!("{shown}: {warning}");
                     if !args.json {
                         ui.warn(&warning);

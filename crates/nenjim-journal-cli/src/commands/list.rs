@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::args::ListArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::path_text;
+use crate::report::{counted, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -104,10 +104,10 @@ pub fn run(args: &ListArgs, ui: &Ui) -> Result<Status, CliError> {
             n => format!(", {}", ui.out(Paint::Warn, &format!("{n} yanked"))),
         };
         text.push_str(&format!(
-            "{}{pad}  {}  {} releases, latest {}{yanked}\n",
+            "{}{pad}  {}  {}, latest {}{yanked}\n",
             ui.out(Paint::Strong, &a.coordinate),
             a.head,
-            a.releases,
+            counted(a.releases, "release"),
             a.latest_release.as_deref().unwrap_or("-"),
         ));
     }
@@ -159,7 +159,7 @@ fn close_names(
     pattern: &str,
 ) -> Result<String, CliError> {
     let known = service.coordinates()?;
-    let names = super::similar(pattern, known.iter().map(ArtifactCoordinate::as_str));
+    let names = super::similar::similar_part(pattern, known.iter().map(ArtifactCoordinate::as_str));
     Ok(if names.is_empty() {
         String::new()
     } else {

@@ -15,6 +15,7 @@ mod list;
 mod policy;
 mod publish;
 pub mod publish_args;
+mod publish_checks;
 mod put_blob;
 mod release;
 mod select;

@@ -89,6 +89,6 @@ fn successor(
 ) -> Result<Plan, nenjim_journal_api::error::JournalError> {
     Ok(Plan::Append {
         text: successor_text(head, at, head.releases(), policy)?,
-        blob: None,
+        blobs: Vec::new(),
     })
 }

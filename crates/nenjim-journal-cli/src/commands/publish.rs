@@ -11,10 +11,13 @@
 //!    second after the head when the clock is at or behind it;
 //! 2. validates it against the writer's state exactly as ingestion does,
 //!    writing nothing on a refusal (`ReleaseRewritten`, `Semantic` …);
-//! 3. puts the release's blob, if any, then appends the text.
+//! 3. runs the checks of publish time over its new releases
+//!    (`publish_checks.rs`): warnings, or with `--strict` a refusal;
+//! 4. puts the release's blob, if any, then appends the text.
 //!
 //! The lease is given back whatever happened.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -248,17 +251,37 @@ pub fn successor_text(
 pub enum Plan {
     /// The head already says it: write nothing.
     Unchanged,
-    /// Append this text, after putting `blob` (a release's content) if any.
-    Append { text: String, blob: Option<Vec<u8>> },
+    /// Append this text, after putting `blobs` (the new releases' content).
+    Append { text: String, blobs: Vec<Vec<u8>> },
 }
 
-/// A refusal about an artifact the root does not hold.
-pub fn unknown_artifact(root: &Path, coordinate: &ArtifactCoordinate) -> CliError {
+/// A refusal about an artifact the root does not hold: the `known` names
+/// close to it first (as the read commands offer them), else how to create it.
+pub fn unknown_artifact(
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+    known: &BTreeSet<ArtifactCoordinate>,
+) -> CliError {
+    let close = super::similar(
+        coordinate.as_str(),
+        known.iter().map(ArtifactCoordinate::as_str),
+    );
+    let create = format!(
+        "nenjim-journal create {} {coordinate} --description …",
+        path_text(root)
+    );
+    let expected = if close.is_empty() {
+        format!("expected one created first ({create})")
+    } else {
+        format!(
+            "did you mean {}? (a new artifact is created first: {create})",
+            close.join(", ")
+        )
+    };
     CliError::refused(
         "UnknownArtifact",
         format!(
-            "found no artifact `{coordinate}` in {}; expected one created first (nenjim-journal create {} {coordinate} --description …)",
-            path_text(root),
+            "found no artifact `{coordinate}` in {}; {expected}",
             path_text(root)
         ),
     )
@@ -279,8 +302,20 @@ struct PublishDocument {
     path: String,
     /// False when the head already said it and nothing was written.
     new: bool,
-    /// The release's blob (`release` only).
+    /// The first release's blob (`release` only; `null` otherwise).
     content: Option<ContentJson>,
+    /// Each release published, with its blob (`release` only; empty otherwise).
+    releases: Vec<ReleasedJson>,
+    /// What the checks of publish time found (written anyway; `--strict`
+    /// refuses instead).
+    warnings: Vec<String>,
+}
+
+/// One release of a `release` command, in its `--json` document.
+#[derive(Debug, Serialize)]
+struct ReleasedJson {
+    version: String,
+    content: ContentJson,
 }
 
 /// One publishing command: what it is about.
@@ -296,10 +331,12 @@ pub struct Publish<'a> {
     pub wait: Option<Duration>,
     /// The artifact whose head is followed.
     pub coordinate: &'a ArtifactCoordinate,
-    /// The release published (`release`): locates a `ReleaseRewritten`.
-    pub release: Option<&'a ReleaseVersion>,
-    /// The release's blob pointer (`release`), for the report.
-    pub content: Option<ContentPointer>,
+    /// The releases published (`release`): locates a `ReleaseRewritten`.
+    pub releases: &'a [ReleaseVersion],
+    /// Refuse, writing nothing, when the checks of publish time warn.
+    pub strict: bool,
+    /// Each release's blob pointer (`release`), for the report.
+    pub content: Vec<(ReleaseVersion, ContentPointer)>,
     /// Whether to print JSON.
     pub json: bool,
 }
@@ -320,8 +357,9 @@ impl<'a> Publish<'a> {
             store: None,
             wait,
             coordinate,
-            release: None,
-            content: None,
+            releases: &[],
+            strict: false,
+            content: Vec::new(),
             json,
         }
     }
@@ -337,7 +375,7 @@ pub fn publish(
 ) -> Result<Status, CliError> {
     let root = publish.root;
     let coordinate = publish.coordinate;
-    let (revision, new) = with_writer(
+    let (revision, new, warnings) = with_writer(
         root,
         publish.store.as_deref(),
         publish.wait,
@@ -350,31 +388,40 @@ pub fn publish(
                 .map(|h| revision_path(root, h.coordinate(), h.journal_version()));
             let locate = |error: JournalError| -> CliError {
                 match &head_path {
-                    Some(path) => locate_in_head(error, path, publish.release),
+                    Some(path) => locate_in_head(error, path, publish.releases),
                     None => error.into(),
                 }
             };
             let at = stamp(head.as_ref())?;
             match plan(head.as_ref(), at).map_err(locate)? {
                 Plan::Unchanged => match head {
-                    Some(head) => Ok((head, false)),
-                    None => Err(unknown_artifact(root, coordinate)),
+                    Some(head) => Ok((head, false, Vec::new())),
+                    None => Err(unknown_artifact(
+                        root,
+                        coordinate,
+                        &writer.state().coordinates(),
+                    )),
                 },
-                Plan::Append { text, blob } => {
+                Plan::Append { text, blobs } => {
                     // Every refusal of ingestion, before anything is written.
                     let revision = nenjim_journal_parser::parse(&text).map_err(locate)?;
+                    let warnings =
+                        super::publish_checks::new_releases(writer.state(), root, &revision);
                     writer.state().ingest_revision(revision).map_err(locate)?;
+                    if publish.strict && !warnings.is_empty() {
+                        return Err(super::publish_checks::strict_refusal(&warnings));
+                    }
                     if crate::interrupt::requested() {
                         return Err(CliError::Interrupted {
                             appended: 0,
                             total: 1,
                         });
                     }
-                    if let Some(bytes) = blob {
+                    for bytes in blobs {
                         writer.put_blob(&bytes)?;
                     }
                     let appended = writer.append(&text).map_err(locate)?;
-                    Ok((appended.revision().clone(), appended.is_new()))
+                    Ok((appended.revision().clone(), appended.is_new(), warnings))
                 }
             }
         },
@@ -391,11 +438,28 @@ pub fn publish(
         predecessor: revision.predecessor().map(ToString::to_string),
         path: path_text(&path),
         new,
-        content: publish.content.as_ref().map(|c| ContentJson {
+        content: publish.content.first().map(|(_, c)| ContentJson {
             digest: c.digest().to_string(),
             size: c.size(),
         }),
+        releases: publish
+            .content
+            .iter()
+            .map(|(version, c)| ReleasedJson {
+                version: version.to_string(),
+                content: ContentJson {
+                    digest: c.digest().to_string(),
+                    size: c.size(),
+                },
+            })
+            .collect(),
+        warnings,
     };
+    if !publish.json {
+        for warning in &document.warnings {
+            ui.warn(warning);
+        }
+    }
     if publish.json {
         ui.print_json(&document)?;
     } else if new {
@@ -423,25 +487,60 @@ pub fn publish(
 
 /// Locates a refusal of a successor at the head it follows: its file, and
 /// for a rewritten release the line of that release in the head's text.
-fn locate_in_head(
-    error: JournalError,
-    head_path: &Path,
-    release: Option<&ReleaseVersion>,
-) -> CliError {
+fn locate_in_head(error: JournalError, head_path: &Path, releases: &[ReleaseVersion]) -> CliError {
     if error.path().is_some() {
         return error.into();
     }
+    // The chain's message starts "found release <version> of …".
+    let release = error
+        .message()
+        .strip_prefix("found release ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|named| releases.iter().find(|v| v.to_string() == named));
     let line = match release {
         Some(version) if error.kind() == ErrorKind::ReleaseRewritten => {
             release_line(head_path, version)
         }
         _ => None,
     };
+    let error = match release {
+        Some(version) if error.kind() == ErrorKind::ReleaseRewritten => {
+            rewritten(&error, head_path, version)
+        }
+        _ => error,
+    };
     let error = match line {
         Some(line) => error.at(line, 1),
         None => error,
     };
     error.with_path(head_path).into()
+}
+
+/// The refusal of a release published again with other values, said for
+/// the publisher: the chain's message names the successor that was about
+/// to be written (and never was), so it is said again about the head that
+/// holds the release, with what differs and what to do instead.
+fn rewritten(error: &JournalError, head_path: &Path, version: &ReleaseVersion) -> JournalError {
+    // The chain says "…: it <what differs>; expected …" (chain/src/rewrite.rs).
+    let message = error.message();
+    let differs = message
+        .split_once(": it ")
+        .and_then(|(_, rest)| rest.split_once("; expected"))
+        .map_or_else(String::new, |(what, _)| format!(" (it {what})"));
+    let coordinate = head_path
+        .parent()
+        .and_then(Path::file_name)
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let root = head_path
+        .parent()
+        .and_then(Path::parent)
+        .map_or_else(String::new, path_text);
+    build::error(
+        ErrorKind::ReleaseRewritten,
+        format!(
+            "found release {version} already published here with other values{differs}; expected the same values, since a published release never changes: publish the change as a new version, or withdraw {version} with `nenjim-journal yank {root} {coordinate} {version} <reason>` (and publish a new version); nothing was written"
+        ),
+    )
 }
 
 /// The line of `RELEASE <version>` in the head's file, if it can be read.

@@ -42,7 +42,7 @@ pub fn duration(text: &str) -> Result<Duration, String> {
     })
 }
 
-/// `append <root> <file>... [--store <dir>] [--json]`
+/// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--wait D] [--json]`
 #[derive(Debug, Args)]
 pub struct AppendArgs {
     /// The Journal root to append to (its ledger is created on the first
@@ -57,6 +57,17 @@ pub struct AppendArgs {
     /// digest). By default the one the root records (`init --store`).
     #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
+    /// When copying a root: the source root's content store, from which
+    /// the blob of every release of the copied revisions is copied into the
+    /// destination's store (`--store`, or the one the root records; one is
+    /// needed) before the revision is appended.
+    #[arg(long, value_name = "STORE")]
+    pub source_store: Option<PathBuf>,
+    /// Refuse (writing nothing more) instead of warning when a check of
+    /// publish time finds something in a file's new releases (as `release
+    /// --strict`); a copied root is not checked.
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.
@@ -123,22 +134,25 @@ pub struct CreateArgs {
     pub json: bool,
 }
 
-/// `release <root> <coordinate> <version> --license <spdx> --content <file> --store <dir> …`
+/// `release <root> <coordinate> <version>... --license <spdx>... --content <file>... [--store <store> [--create]] … [--strict] [--wait D]`
 #[derive(Debug, Args)]
 pub struct ReleaseArgs {
     /// The Journal root.
     pub root: PathBuf,
     /// The artifact (created before with `create`).
     pub coordinate: ArtifactCoordinate,
-    /// The new release's version.
-    #[arg(value_name = "VERSION")]
-    pub release: ReleaseVersion,
-    /// The release's license (an SPDX expression).
-    #[arg(long, value_name = "SPDX")]
-    pub license: LicenseExpression,
-    /// The release's blob: put into the store first, then named by CONTENT.
-    #[arg(long, value_name = "FILE")]
-    pub content: PathBuf,
+    /// The new release's version; several (`1.0.0 1.0.1`) are published in
+    /// one revision, each with its own `--content`, in the same order.
+    #[arg(value_name = "VERSION", required = true, num_args = 1..)]
+    pub releases: Vec<ReleaseVersion>,
+    /// The release's license (an SPDX expression): once for every release,
+    /// or once per release in the order of the versions.
+    #[arg(long, value_name = "SPDX", required = true)]
+    pub license: Vec<LicenseExpression>,
+    /// The release's blob: put into the store first, then named by CONTENT;
+    /// one per release, in the order of the versions.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub content: Vec<PathBuf>,
     /// The content store (`<store>/blobs/sha256/<hex>`, a directory or a
     /// URL): by default the one the root records (`init --store`).
     #[arg(long, value_name = "STORE")]
@@ -159,6 +173,11 @@ pub struct ReleaseArgs {
     /// A preference: `<coordinate> <requirement> ["why"]` (repeatable).
     #[arg(long, value_name = "PREFERENCE", value_parser = preference)]
     pub prefers: Vec<Preference>,
+    /// Refuse (writing nothing) instead of warning when a check of publish
+    /// time finds something: a dependency on an unknown artifact, on no
+    /// release or only yanked ones, a deprecated license, an empty blob.
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.

@@ -37,6 +37,8 @@ struct PutBlobDocument {
     path: String,
     /// False when the store already held it.
     new: bool,
+    /// Valid but most likely wrong: an empty (0-byte) file.
+    warnings: Vec<String>,
 }
 
 pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -50,6 +52,10 @@ pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
         File::open(&args.file).map_err(|e| CliError::io(&args.file, "cannot open", e))?;
     let put = nenjim_journal_writer::put_blob_from(&*fs, store, &mut input)?;
     let pointer = put.pointer();
+    // The rule of a release's empty CONTENT.
+    let warnings: Vec<String> = crate::warnings::empty_blob(&path_text(&args.file), &pointer)
+        .into_iter()
+        .collect();
     if args.json {
         ui.print_json(&PutBlobDocument {
             command: "put-blob",
@@ -61,8 +67,12 @@ pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
             size: pointer.size(),
             path: format!("{}{}", fs.location(), path_text(put.path())),
             new: put.is_new(),
+            warnings,
         })?;
     } else {
+        for warning in &warnings {
+            ui.warn(warning);
+        }
         ui.print(&format!("{pointer}\n"))?;
     }
     Ok(Status::Ok)

@@ -1,30 +1,53 @@
-//! `release <root> <coordinate> <version> --license <spdx> --content <file>
-//! [--store <store> [--create]] [--description <text>] [--depends …]… [--excludes …]…
-//! [--prefers …]…`: put the blob, then append the head's successor holding
-//! the new release (in its place by precedence; the head's policy kept).
-//! The content store is `--store`, else the one the root records (`init`);
-//! one that does not exist is refused unless `--create`.
+//! `release <root> <coordinate> <version>... --license <spdx>... --content
+//! <file>... [--store <store> [--create]] [--description <text>]
+//! [--depends …]… [--excludes …]… [--prefers …]… [--strict] [--wait D]`:
+//! put the blobs, then append the head's successor holding the new releases
+//! (each in its place by precedence; the head's policy kept). The content
+//! store is `--store`, else the one the root records (`init`); one that does
+//! not exist is refused unless `--create`.
+//!
+//! Several versions are published in one revision: each takes the
+//! `--content` at its position (and the `--license` there, unless one
+//! license is given for all); the description and the DEPENDS, EXCLUDES
+//! and PREFERS lines apply to each. A revision's JOURNAL_VERSION has a
+//! resolution of one second and each successor must be later than its
+//! head, so releases published one command each, faster than once a
+//! second, are stamped ahead of the clock; one command for all of them
+//! writes one revision, stamped now.
 //!
 //! A release the head already holds with the same values (license, content,
-//! description, dependencies, exclusions, preferences) is a success that
-//! writes nothing; with other values it is the chain's `ReleaseRewritten`,
-//! located at the release in the head's file, and nothing is written.
+//! description, dependencies, exclusions, preferences) writes nothing; with
+//! other values it is the chain's `ReleaseRewritten`, located at the release
+//! in the head's file, and nothing is written.
 
+use std::collections::BTreeSet;
+
+use clap::CommandFactory as _;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::ArtifactRelease;
 use nenjim_journal_api::model::build::{self};
-use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
+use nenjim_journal_api::valuetypes::{
+    ContentDigest, ContentPointer, LicenseExpression, ReleaseVersion,
+};
 
 use super::publish::{Plan, Publish, publish, successor_text};
-use crate::args::ReleaseArgs;
+use crate::args::{Cli, ReleaseArgs};
 use crate::failure::{CliError, Status};
 use crate::ui::Ui;
 
 pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
-    let bytes = std::fs::read(&args.content)
-        .map_err(|e| CliError::io(&args.content, "cannot read the release's content", e))?;
-    let pointer = ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64);
-    let release = build_release(args, pointer)?;
+    check_counts(args);
+    let mut wanted = Vec::with_capacity(args.releases.len());
+    let mut blobs = Vec::with_capacity(args.releases.len());
+    // One license for all repeats; one per version is taken in order.
+    let licenses = args.license.iter().cycle();
+    for ((version, content), license) in args.releases.iter().zip(&args.content).zip(licenses) {
+        let bytes = std::fs::read(content)
+            .map_err(|e| CliError::io(content, "cannot read the release's content", e))?;
+        let pointer = ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64);
+        wanted.push(build_release(args, version, license.clone(), pointer)?);
+        blobs.push(bytes);
+    }
     super::publish::require_root(&args.root, &crate::address::locate(&args.root)?)?;
     let store = super::init::needed_store(&args.root, args.store.as_deref())?;
     super::init::require_store(&store, args.create)?;
@@ -34,46 +57,87 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
         store: Some(store),
         wait: args.writing.wait,
         coordinate: &args.coordinate,
-        release: Some(&args.release),
-        content: Some(pointer),
+        releases: &args.releases,
+        strict: args.strict,
+        content: wanted
+            .iter()
+            .map(|r| (r.version().clone(), *r.content()))
+            .collect(),
         json: args.json,
     };
     publish(&what, ui, |head, at| {
         let Some(head) = head else {
             return Ok(Plan::Unchanged);
         };
-        if head
-            .release(&args.release)
-            .is_some_and(|held| build::same_values(held, &release))
-        {
+        let held = |release: &ArtifactRelease| {
+            head.release(release.version())
+                .is_some_and(|h| build::same_values(h, release))
+        };
+        if wanted.iter().all(held) {
             return Ok(Plan::Unchanged);
         }
-        // The head's releases with this one in its place (replacing one of
-        // the same version, which the chain then refuses as rewritten).
+        // The head's releases with each new one in its place (replacing one
+        // of the same version, which the chain then refuses as rewritten).
         let mut releases: Vec<ArtifactRelease> = head
             .releases()
             .iter()
-            .filter(|r| r.version() != &args.release)
+            .filter(|r| !args.releases.contains(r.version()))
             .cloned()
             .collect();
-        let at_index = releases.partition_point(|r| r.version() < &args.release);
-        releases.insert(at_index, release);
+        let mut put = Vec::new();
+        for (release, bytes) in wanted.iter().zip(&blobs) {
+            if !held(release) {
+                put.push(bytes.clone());
+            }
+            releases.push(release.clone());
+        }
+        releases.sort_by(|a, b| a.version().cmp(b.version()));
         Ok(Plan::Append {
             text: successor_text(head, at, &releases, head.policy())?,
-            blob: Some(bytes),
+            blobs: put,
         })
     })
 }
 
+/// Exits with a usage error (code 2) unless there is one `--content` per
+/// version, one `--license` or one per version, and no version twice.
+fn check_counts(args: &ReleaseArgs) {
+    let versions = args.releases.len();
+    let problem = if args.content.len() != versions {
+        Some(format!(
+            "found {} --content for {versions} version(s), expected one --content per version, in the same order",
+            args.content.len()
+        ))
+    } else if args.license.len() != 1 && args.license.len() != versions {
+        Some(format!(
+            "found {} --license for {versions} versions, expected one for all or one per version",
+            args.license.len()
+        ))
+    } else {
+        let distinct: BTreeSet<&ReleaseVersion> = args.releases.iter().collect();
+        (distinct.len() != versions)
+            .then(|| "found a version named twice, expected each version once".to_owned())
+    };
+    if let Some(problem) = problem {
+        let mut command = Cli::command();
+        let release = command.find_subcommand_mut("release").cloned();
+        release
+            .unwrap_or(command)
+            .error(clap::error::ErrorKind::WrongNumberOfValues, problem)
+            .exit();
+    }
+}
+
 /// The release the arguments describe; the builder refuses what section 4
 /// refuses (an artifact named twice, a dependency on itself …).
-fn build_release(args: &ReleaseArgs, pointer: ContentPointer) -> Result<ArtifactRelease, CliError> {
-    let mut builder = build::ReleaseBuilder::new(
-        args.coordinate.clone(),
-        args.release.clone(),
-        args.license.clone(),
-        pointer,
-    );
+fn build_release(
+    args: &ReleaseArgs,
+    version: &ReleaseVersion,
+    license: LicenseExpression,
+    pointer: ContentPointer,
+) -> Result<ArtifactRelease, CliError> {
+    let mut builder =
+        build::ReleaseBuilder::new(args.coordinate.clone(), version.clone(), license, pointer);
     if let Some(description) = &args.description {
         builder.description(description.clone());
     }

@@ -19,15 +19,27 @@ pub fn by_options(
 ) -> Result<JournalRevision, CliError> {
     let RevisionArgs { at, as_of } = *options;
     if let Some(at) = at {
-        return service.revision(coordinate, at)?.ok_or_else(|| {
-            CliError::refused(
-                "UnknownRevision",
-                format!(
-                    "found no revision {at} of {coordinate}; expected one of: {}",
-                    versions(revisions).join(", ")
-                ),
-            )
-        });
+        if let Some(exact) = service.revision(coordinate, at)? {
+            return Ok(exact);
+        }
+        // `--at` names one revision exactly; an instant between revisions
+        // (a date, `now`) is what `--as-of` is for.
+        let as_of = match service.revision_as_of(coordinate, at)? {
+            Some(newest) => format!(
+                "; for the newest revision at or before {at} ({}), use --as-of {at}",
+                newest.journal_version()
+            ),
+            None => format!(
+                "; --as-of takes the newest revision at or before an instant, but {at} is before the genesis"
+            ),
+        };
+        return Err(CliError::refused(
+            "UnknownRevision",
+            format!(
+                "found no revision {at} of {coordinate} (--at names a revision exactly); expected one of: {}{as_of}",
+                versions(revisions).join(", ")
+            ),
+        ));
     }
     if let Some(as_of) = as_of {
         return service.revision_as_of(coordinate, as_of)?.ok_or_else(|| {

@@ -1,5 +1,6 @@
 //! "Did you mean": the known names closest to one that is not known
-//! (`serde-json` → `serde_json`).
+//! (`serde-json` → `serde_json`), and, for a pattern that matches nothing,
+//! the names holding something close to it (`acmee` → `acme-logger`).
 
 /// How many suggestions are shown at most.
 const SHOWN: usize = 3;
@@ -17,6 +18,29 @@ pub fn similar<'a>(wanted: &str, known: impl Iterator<Item = &'a str>) -> Vec<St
             }
             let d = distance(&normalized(name), &key);
             (d <= limit).then_some((d + 1, name))
+        })
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(SHOWN)
+        .map(|(_, name)| format!("`{name}`"))
+        .collect()
+}
+
+/// Up to three of `known` that hold a part close to `pattern` (a
+/// substring of `list`'s pattern, globs' `*` and `?` dropped): within an
+/// edit distance of a third of its length (at least one), closest first.
+pub fn similar_part<'a>(pattern: &str, known: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let key = normalized(&pattern.replace(['*', '?'], ""));
+    if key.is_empty() {
+        return Vec::new();
+    }
+    let limit = (key.chars().count() / 3).clamp(1, 3);
+    let mut scored: Vec<(usize, &str)> = known
+        .filter_map(|name| {
+            let d = part_distance(&key, &normalized(name));
+            (d <= limit).then_some((d, name))
         })
         .collect();
     scored.sort();
@@ -57,9 +81,49 @@ fn distance(a: &str, b: &str) -> usize {
     row.last().copied().unwrap_or(0)
 }
 
+/// The smallest edit distance between `part` and any substring of `text`
+/// (Sellers' variant of Levenshtein: the match may start and end anywhere).
+fn part_distance(part: &str, text: &str) -> usize {
+    let part: Vec<char> = part.chars().collect();
+    // column[i]: the distance of part[..i] to the best substring ending here.
+    let mut column: Vec<usize> = (0..=part.len()).collect();
+    let mut best = column.last().copied().unwrap_or(0);
+    for ct in text.chars() {
+        let mut diagonal = column.first().copied().unwrap_or(0);
+        // A match may start at any character of `text`: row 0 stays 0.
+        for (i, cp) in part.iter().enumerate() {
+            let up = column.get(i).copied().unwrap_or(0);
+            let left = column.get(i + 1).copied().unwrap_or(0);
+            let value = (diagonal + usize::from(ct != *cp))
+                .min(up + 1)
+                .min(left + 1);
+            diagonal = left;
+            if let Some(cell) = column.get_mut(i + 1) {
+                *cell = value;
+            }
+        }
+        best = best.min(column.last().copied().unwrap_or(0));
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{distance, similar};
+    use super::{distance, part_distance, similar, similar_part};
+
+    #[test]
+    fn a_pattern_finds_names_holding_something_close_to_it() {
+        let known = ["acme-logger", "acme-lib", "left-pad", "tokio"];
+        assert_eq!(part_distance("acmee", "acmelogger"), 1);
+        assert_eq!(part_distance("logger", "acmelogger"), 0);
+        assert_eq!(
+            similar_part("acmee", known.into_iter()),
+            ["`acme-lib`", "`acme-logger`"]
+        );
+        assert_eq!(similar_part("lefpad", known.into_iter()), ["`left-pad`"]);
+        assert!(similar_part("zzzzzz", known.into_iter()).is_empty());
+        assert!(similar_part("*", known.into_iter()).is_empty());
+    }
 
     #[test]
     fn separators_and_typos_find_the_name() {

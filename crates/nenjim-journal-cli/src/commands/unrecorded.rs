@@ -1,12 +1,13 @@
 //! The revision files of a root with a ledger that the ledger does not
-//! record: a load never reads them (format section 9), so `check` warns
-//! about each with the command that records it.
+//! record, and its stray entries (files and directories the layout rules
+//! refuse): a load never reads them (format section 9), so `check` warns
+//! about each, with the command that records a revision file.
 
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
-use nenjim_journal_fs::LoadOptions;
+use nenjim_journal_fs::{LoadOptions, Store as _};
 
 use crate::failure::CliError;
 
@@ -25,4 +26,27 @@ pub fn unrecorded(
     Ok(nenjim_journal_fs::unrecorded_with(
         &*fs, root, options, &held,
     )?)
+}
+
+/// The entries of `root` (a path or a URL) with a ledger that the layout
+/// rules refuse, as `path: message` diagnostics (URLs for a root in a
+/// store); empty for a root without a ledger.
+pub fn stray(root: &Path, examples: bool) -> Result<Vec<String>, CliError> {
+    let address = crate::address::locate(root)?;
+    let (fs, inner) = crate::address::file_system(&address);
+    let options = LoadOptions::new().with_examples(examples);
+    let location = match &address {
+        crate::address::Address::Object { store, .. } => Some(store.location()),
+        crate::address::Address::Local(_) => None,
+    };
+    Ok(nenjim_journal_fs::stray_with(&*fs, inner, options)?
+        .into_iter()
+        .map(|error| {
+            let error = CliError::Journal(error);
+            match &location {
+                Some(location) => crate::diagnose::in_store(error, location).to_string(),
+                None => error.to_string(),
+            }
+        })
+        .collect())
 }

@@ -65,9 +65,15 @@ pub fn run(args: &VersionsArgs, ui: &Ui) -> Result<Status, CliError> {
         })?;
         return Ok(Status::Ok);
     }
+    // Each column as wide as its widest cell, so the markers line up.
     let width = versions
         .iter()
         .map(|v| v.version.chars().count())
+        .max()
+        .unwrap_or(0);
+    let license_width = versions
+        .iter()
+        .map(|v| v.license.chars().count())
         .max()
         .unwrap_or(0);
     let mut text = String::new();
@@ -83,7 +89,13 @@ pub fn run(args: &VersionsArgs, ui: &Ui) -> Result<Status, CliError> {
             markers.push(ui.out(Paint::Warn, &format!("deprecated: {reason}")));
         }
         let pad = " ".repeat(width.saturating_sub(v.version.chars().count()));
-        let line = format!("{}{pad}  {}  {}", v.version, v.license, markers.join("  "));
+        let license_pad = " ".repeat(license_width.saturating_sub(v.license.chars().count()));
+        let line = format!(
+            "{}{pad}  {}{license_pad}  {}",
+            v.version,
+            v.license,
+            markers.join("  ")
+        );
         text.push_str(line.trim_end());
         text.push('\n');
     }
