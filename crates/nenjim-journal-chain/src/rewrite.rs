@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt::Display;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
@@ -35,7 +35,7 @@ pub(crate) fn check(
             Some(release) if build::same_values(old, release) => continue,
             Some(release) => difference(old, release),
         };
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::ReleaseRewritten,
             format!(
                 "found release {} of {} rewritten in {} ({}): it {what}; expected it exactly as in its predecessor {} ({}), since a release is withdrawn by YANK, never deleted or changed",

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
+pub use crate::commands::keygen::KeygenArgs;
 pub use crate::commands::publish_args::{
     AppendArgs, CreateArgs, InitArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
 };
@@ -193,6 +194,13 @@ pub enum Command {
     Deprecate(PolicyArgs),
     /// Recommend a release: append the head's successor whose RECOMMEND names it.
     Recommend(RecommendArgs),
+    /// Generate a note signer key: write it to a new file (mode 0600) and print its verifier key.
+    ///
+    /// The keys are Ed25519 in the formats of Go's `golang.org/x/mod/sumdb/note`
+    /// (signer `PRIVATE+KEY+<name>+<hash>+<base64>`, verifier
+    /// `<name>+<hash>+<base64>`); the name is the origin of the checkpoints
+    /// the key signs. Never writes over an existing file (exit 2).
+    Keygen(KeygenArgs),
 }
 
 impl Command {
@@ -220,6 +228,7 @@ impl Command {
             Command::Yank(_) => "yank",
             Command::Deprecate(_) => "deprecate",
             Command::Recommend(_) => "recommend",
+            Command::Keygen(_) => "keygen",
         }
     }
 
@@ -246,6 +255,7 @@ impl Command {
             Command::Release(a) => a.json,
             Command::Yank(a) | Command::Deprecate(a) => a.json,
             Command::Recommend(a) => a.json,
+            Command::Keygen(a) => a.json,
         }
     }
 }

@@ -3,38 +3,35 @@
 //!
 //! [`nenjim_journal_fs::scan`] applies the loader's own rules of section 7
 //! (entries, names, sizes, UTF-8, header against place) to every entry and
-//! file, going on after an error; this module then ingests each artifact's
-//! valid files into a chain of its own, so one artifact's error never hides
-//! another's. An artifact's chain stops at its first error (the errors after
-//! it would follow from it), and a successor of a file that is itself
-//! invalid is not reported again.
+//! file, going on after an error; this module then ingests the valid files
+//! into one chain state, artifact by artifact, so the chain's rules decide
+//! every kind and one artifact's error never hides another's (a refused
+//! revision leaves the state as it was). An artifact's chain stops at its
+//! first error (the errors after it would follow from it), and a successor
+//! of a file that is itself invalid is not reported again.
 //!
 //! Because it sees every file on disk, it can say where an unknown digest
-//! comes from: a file of the same artifact with a later timestamp (the
-//! successor's name sorts before its predecessor's), a file of another
-//! artifact, or no file at all (its predecessor was edited after the fact).
+//! comes from. A file whose PREDECESSOR names a file not ingested yet (a
+//! successor whose name sorts before its predecessor's, a revision of an
+//! artifact walked later) waits for it and is ingested again right after
+//! it, and the chain's error then names that file; a digest that no file
+//! has means its predecessor was edited after the fact, or never existed.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{
-    EntryKind, FileSystem, LoadOptions, ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem,
-    Store as _,
+    EXAMPLE_SUFFIX, EntryKind, FileSystem, LoadOptions, RUNTIME_SUFFIX, ScannedArtifact,
+    ScannedEntry, ScannedFile, ScannedItem, Store as _,
 };
 
 use crate::address::Address;
 
 use crate::failure::CliError;
 use crate::report::path_text;
-
-/// The suffix of a runtime revision file.
-const RUNTIME_SUFFIX: &str = ".journal";
-/// The suffix of a version-controlled example file.
-const EXAMPLE_SUFFIX: &str = ".journal.example";
 
 /// What the scan found.
 #[derive(Debug, Default)]
@@ -102,7 +99,16 @@ pub fn scan_with(
         .flatten()
         .filter_map(|f| f.digest().map(|d| (*d, f.path())))
         .collect();
+    let artifacts: Vec<&ScannedArtifact> = items
+        .iter()
+        .filter_map(|item| match item {
+            ScannedItem::Artifact(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let mut chain_errors = chain_errors(&artifacts, &digests);
     let mut errors = Vec::new();
+    let mut index = 0;
     for item in &items {
         match item {
             ScannedItem::Misplaced(error) => errors.push(copy(error)),
@@ -118,9 +124,10 @@ pub fn scan_with(
                         _ => {}
                     }
                 }
-                if let Some(error) = chain_error(artifact, &files(artifact), &digests) {
+                if let Some(error) = chain_errors.remove(&index) {
                     errors.push(error);
                 }
+                index += 1;
             }
             _ => {}
         }
@@ -137,11 +144,7 @@ pub fn in_store(error: CliError, location: &str) -> CliError {
         CliError::Journal(e) => match e.path() {
             Some(path) => {
                 let url = PathBuf::from(format!("{location}{}", path_text(path)));
-                let mut moved = build::error(e.kind(), e.message()).with_path(url);
-                if let (Some(line), Some(column)) = (e.line(), e.column()) {
-                    moved = moved.at(line, column);
-                }
-                CliError::Journal(moved)
+                CliError::Journal(e.moved_to(url))
             }
             None => CliError::Journal(e),
         },
@@ -161,20 +164,13 @@ fn files(artifact: &ScannedArtifact) -> Vec<&ScannedFile> {
         .collect()
 }
 
-/// A copy of an error for the report (the OS error source is dropped).
+/// A copy of an error for the report (its source shared).
 fn copy(e: &JournalError) -> CliError {
-    let mut copy = build::error(e.kind(), e.message());
-    if let (Some(line), Some(column)) = (e.line(), e.column()) {
-        copy = copy.at(line, column);
-    }
-    if let Some(path) = e.path() {
-        copy = copy.with_path(path);
-    }
-    CliError::Journal(copy)
+    CliError::Journal(e.clone())
 }
 
 fn entry_error(kind: ErrorKind, path: &Path, message: String) -> CliError {
-    CliError::Journal(build::error(kind, message).with_path(path))
+    CliError::Journal(error::error(kind, message).with_path(path))
 }
 
 /// The error for a root that holds revision files: an artifact directory.
@@ -256,89 +252,189 @@ fn file_name(path: &Path) -> String {
         .map_or_else(|| path_text(path), |n| n.to_string_lossy().into_owned())
 }
 
-/// The first chain error of one artifact, explained with what is on disk,
-/// or `None` when its valid files chain (or its first error follows from an
-/// invalid file already reported).
-fn chain_error(
-    artifact: &ScannedArtifact,
-    files: &[&ScannedFile],
-    digests: &HashMap<RevisionDigest, &Path>,
-) -> Option<CliError> {
-    let mut state = ChainState::new();
-    let mut head: Option<&ScannedFile> = None;
-    // Whether the file just before is invalid (reported on its own): an
-    // unknown predecessor then most likely names that file's old digest.
-    let mut after_invalid = false;
-    for &file in files {
-        let Ok(revision) = file.revision() else {
-            after_invalid = true;
-            continue;
-        };
-        match state.ingest_revision(revision.clone()) {
-            Ok(ingested) => {
-                state = ingested.into_state();
-                head = Some(file);
-                after_invalid = false;
-            }
-            Err(error) if error.kind() == ErrorKind::UnknownPredecessor => {
-                let predecessor = revision.predecessor()?;
-                if after_invalid && !digests.contains_key(predecessor) {
-                    return None;
-                }
-                return explain_unknown(artifact, files, file, predecessor, head, digests, error);
-            }
-            Err(error) => return Some(CliError::Journal(error.with_path(file.path()))),
-        }
-    }
-    None
+/// A valid file whose PREDECESSOR names a file on disk not ingested yet: it
+/// is ingested again once that one is.
+#[derive(Clone, Copy)]
+struct Waiting<'a> {
+    /// The artifact's index in the walk.
+    artifact: usize,
+    file: &'a ScannedFile,
 }
 
-/// Why `entry`'s PREDECESSOR is not a stored revision, from the files on disk.
+/// The first chain error of each artifact (by its index in `artifacts`),
+/// explained with what is on disk; none for an artifact whose valid files
+/// chain (or whose first error follows from an invalid file already
+/// reported).
+///
+/// Every valid file goes through one [`ChainState`], in walk order, so the
+/// chain's own rules decide every kind. A file whose PREDECESSOR names a
+/// file on disk that is not ingested yet (a successor named before its
+/// predecessor, a revision of an artifact walked later) waits for it and is
+/// ingested again right after it: the chain then says what is wrong
+/// (`NonIncreasingVersion`, `CrossArtifactPredecessor` …), and this names
+/// the file the PREDECESSOR names. An artifact's chain stops at its first
+/// error (the errors after it would follow from it).
+fn chain_errors(
+    artifacts: &[&ScannedArtifact],
+    digests: &HashMap<RevisionDigest, &Path>,
+) -> HashMap<usize, CliError> {
+    let mut state = ChainState::new();
+    // The artifacts whose chain stopped, with its error (none when it
+    // follows from an invalid file already reported).
+    let mut stopped: HashMap<usize, Option<CliError>> = HashMap::new();
+    let mut heads: HashMap<usize, &ScannedFile> = HashMap::new();
+    let mut waiting: HashMap<RevisionDigest, Vec<Waiting<'_>>> = HashMap::new();
+    // The first file of each artifact that waited, with the chain's error.
+    let mut first_waiting: HashMap<usize, (&ScannedFile, JournalError)> = HashMap::new();
+    for (index, artifact) in artifacts.iter().enumerate() {
+        let files = files(artifact);
+        // Whether the file just before is invalid (reported on its own): an
+        // unknown predecessor then most likely names that file's old digest.
+        let mut after_invalid = false;
+        for &file in &files {
+            if stopped.contains_key(&index) {
+                break;
+            }
+            if file.revision().is_err() {
+                after_invalid = true;
+                continue;
+            }
+            let mut work = vec![Waiting {
+                artifact: index,
+                file,
+            }];
+            while let Some(next) = work.pop() {
+                if stopped.contains_key(&next.artifact) {
+                    continue;
+                }
+                let Ok(revision) = next.file.revision() else {
+                    continue;
+                };
+                match state.ingest_revision(revision.clone()) {
+                    Ok(ingested) => {
+                        state = ingested.into_state();
+                        heads.insert(next.artifact, next.file);
+                        if let Some(digest) = next.file.digest() {
+                            work.extend(waiting.remove(digest).unwrap_or_default());
+                        }
+                    }
+                    Err(error) if error.kind() == ErrorKind::UnknownPredecessor => {
+                        match revision.predecessor() {
+                            Some(predecessor) if digests.contains_key(predecessor) => {
+                                waiting.entry(*predecessor).or_default().push(next);
+                                first_waiting
+                                    .entry(next.artifact)
+                                    .or_insert((next.file, error));
+                            }
+                            _ => {
+                                let explained = (!after_invalid).then(|| {
+                                    explain_unknown(
+                                        artifacts[next.artifact],
+                                        next.file,
+                                        heads.get(&next.artifact).copied(),
+                                        error,
+                                    )
+                                });
+                                stopped.insert(next.artifact, explained);
+                            }
+                        }
+                    }
+                    Err(error) => {
+                        let error = named_predecessor(error, next.file, revision, digests);
+                        stopped.insert(next.artifact, Some(CliError::Journal(error)));
+                    }
+                }
+            }
+            after_invalid = false;
+        }
+    }
+    // A file still waiting names a file on disk that never joined the
+    // Journal: invalid (reported on its own), or itself refused.
+    for (index, (file, error)) in first_waiting {
+        if stopped.contains_key(&index) || state_has(&state, file) {
+            continue;
+        }
+        let owner = file
+            .revision()
+            .ok()
+            .and_then(|r| r.predecessor())
+            .and_then(|p| digests.get(p));
+        let Some(owner) = owner else { continue };
+        let invalid = artifacts
+            .iter()
+            .flat_map(|a| files(a))
+            .any(|f| f.path() == *owner && f.revision().is_err());
+        if invalid {
+            stopped.insert(index, None);
+            continue;
+        }
+        let error = error.with_path(file.path()).note(format_args!(
+            "`{}` has that digest, but it is not part of the Journal: see its own error",
+            path_text(owner)
+        ));
+        stopped.insert(index, Some(CliError::Journal(error)));
+    }
+    stopped
+        .into_iter()
+        .filter_map(|(index, error)| Some((index, error?)))
+        .collect()
+}
+
+/// Whether `file`'s revision was ingested (it waited and joined later).
+fn state_has(state: &ChainState, file: &ScannedFile) -> bool {
+    file.digest()
+        .is_some_and(|digest| state.revision_by_digest(digest).is_some())
+}
+
+/// The chain's `error` about `file`, with the file its PREDECESSOR names
+/// (found on disk).
+fn named_predecessor(
+    error: JournalError,
+    file: &ScannedFile,
+    revision: &nenjim_journal_api::model::JournalRevision,
+    digests: &HashMap<RevisionDigest, &Path>,
+) -> JournalError {
+    let error = error.with_path(file.path());
+    let Some(owner) = revision.predecessor().and_then(|p| digests.get(p)) else {
+        return error;
+    };
+    match error.kind() {
+        ErrorKind::NonIncreasingVersion => {
+            let owner_version = owner
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            error.note(format_args!(
+                "PREDECESSOR is the digest of `{}`, a later revision: this file's timestamp must be after {owner_version}",
+                file_name(owner)
+            ))
+        }
+        ErrorKind::CrossArtifactPredecessor => error.note(format_args!(
+            "PREDECESSOR is the digest of `{}`, a revision of another artifact",
+            path_text(owner)
+        )),
+        _ => error,
+    }
+}
+
+/// Why `entry`'s PREDECESSOR names no revision, when no file on disk has
+/// that digest: `head` (the artifact's last file that chained) was edited
+/// after its successor recorded its digest, or there never was one.
 fn explain_unknown(
     artifact: &ScannedArtifact,
-    files: &[&ScannedFile],
     entry: &ScannedFile,
-    predecessor: &RevisionDigest,
     head: Option<&ScannedFile>,
-    digests: &HashMap<RevisionDigest, &Path>,
     error: JournalError,
-) -> Option<CliError> {
+) -> CliError {
+    let Some(predecessor) = entry.revision().ok().and_then(|r| r.predecessor()) else {
+        return CliError::Journal(error.with_path(entry.path()));
+    };
     let name = file_name(entry.path());
-    if let Some(owner) = digests.get(predecessor) {
-        let owner_name = file_name(owner);
-        if owner.parent() != Some(artifact.dir()) {
-            return Some(entry_error(
-                ErrorKind::CrossArtifactPredecessor,
-                entry.path(),
-                format!(
-                    "found PREDECESSOR {predecessor}, the digest of `{}`, a revision of another artifact; expected the digest of this artifact's previous revision",
-                    path_text(owner)
-                ),
-            ));
-        }
-        let owner_entry = files.iter().find(|e| e.path() == *owner)?;
-        // A predecessor that is itself invalid was reported on its own.
-        owner_entry.revision().ok()?;
-        if owner_entry.version() > entry.version() {
-            return Some(entry_error(
-                ErrorKind::NonIncreasingVersion,
-                entry.path(),
-                format!(
-                    "found PREDECESSOR {predecessor}, the digest of `{owner_name}`, whose Journal version {} is later than this file's {}; expected a successor's JOURNAL_VERSION (and file name) later than its predecessor's: this file's timestamp must be after {}",
-                    owner_entry.version(),
-                    entry.version(),
-                    owner_entry.version()
-                ),
-            ));
-        }
-        return Some(CliError::Journal(error.with_path(entry.path())));
-    }
     match head {
         Some(head) => {
             let now = head
                 .digest()
                 .map_or_else(|| "unknown".to_owned(), ToString::to_string);
-            Some(entry_error(
+            entry_error(
                 ErrorKind::UnknownPredecessor,
                 head.path(),
                 format!(
@@ -346,16 +442,16 @@ fn explain_unknown(
                     path_text(entry.path()),
                     file_name(head.path())
                 ),
-            ))
+            )
         }
-        None => Some(entry_error(
+        None => entry_error(
             ErrorKind::UnknownPredecessor,
             entry.path(),
             format!(
                 "found PREDECESSOR {predecessor}, but no file in the root has that digest; expected PREDECESSOR GENESIS for the first revision of {}, or the digest of an earlier revision",
                 file_name(artifact.dir())
             ),
-        )),
+        ),
     }
 }
 
@@ -385,9 +481,10 @@ pub fn count_examples(fs: &dyn FileSystem, root: &Path) -> usize {
 mod tests {
     use std::path::Path;
 
+    use nenjim_journal_api::valuetypes::RevisionDigest;
     use nenjim_journal_fs::{RealFileSystem, Store as _};
     use nenjim_journal_objstore::ObjectFs;
-    use nenjim_journal_testkit::texts::{broken_root, files};
+    use nenjim_journal_testkit::texts::{Root, bare_genesis, broken_root, files, restated};
 
     use super::{Diagnosis, scan_with};
     use crate::failure::CliError;
@@ -446,5 +543,65 @@ mod tests {
         let first_two = scan_with(&bucket, root, false, 2).unwrap();
         assert_eq!(rows(&first_two, root), expected[..2]);
         assert!(first_two.truncated);
+    }
+
+    /// The one error of `root`'s scan: (kind, path, message), relative.
+    fn only_error(root: &Path) -> (String, String, String) {
+        let diagnosis = scan_with(&RealFileSystem, root, false, usize::MAX).unwrap();
+        let rows = rows(&diagnosis, root);
+        assert_eq!(rows.len(), 1, "{rows:#?}");
+        let (kind, path, _, _, message) = rows.into_iter().next().unwrap();
+        (kind, path, message)
+    }
+
+    /// A successor whose timestamp is earlier than its predecessor's is
+    /// named before it: it is ingested again after its predecessor, and
+    /// the chain says what is wrong; the scan names the predecessor's file.
+    #[test]
+    fn a_successor_named_before_its_predecessor_is_the_chains_non_increasing_version() {
+        let root = Root::new();
+        let g = bare_genesis("aaa", "20260101T000000Z");
+        let p = restated(&g, "20260301T000000Z", "");
+        let s = restated(&p, "20260201T000000Z", "");
+        root.put("aaa", "20260101T000000Z", &g);
+        root.put("aaa", "20260301T000000Z", &p);
+        root.put("aaa", "20260201T000000Z", &s);
+        let (kind, path, message) = only_error(root.path());
+        assert_eq!(kind, "NonIncreasingVersion", "{message}");
+        assert_eq!(path, "aaa/20260201T000000Z.journal");
+        assert!(
+            message.contains(
+                "not after its predecessor's 20260301T000000Z"
+            ) && message.contains(
+                "PREDECESSOR is the digest of `20260301T000000Z.journal`, a later revision: this file's timestamp must be after 20260301T000000Z"
+            ),
+            "{message}"
+        );
+    }
+
+    /// A PREDECESSOR naming a revision of another artifact is the chain's
+    /// `CrossArtifactPredecessor`, whichever artifact is walked first, and
+    /// the scan names that revision's file.
+    #[test]
+    fn a_predecessor_of_another_artifact_is_the_chains_cross_artifact_error() {
+        for (owner, successor) in [("aaa", "bbb"), ("bbb", "aaa")] {
+            let root = Root::new();
+            let g = bare_genesis(owner, "20260101T000000Z");
+            let cross = format!(
+                "FORMAT nenjim-journal/1\nARTIFACT {successor}\nJOURNAL_VERSION 20260201T000000Z\nPREDECESSOR {}\nDESCRIPTION \"{successor}\"\n",
+                RevisionDigest::of_text(&g)
+            );
+            root.put(owner, "20260101T000000Z", &g);
+            root.put(successor, "20260201T000000Z", &cross);
+            let (kind, path, message) = only_error(root.path());
+            assert_eq!(kind, "CrossArtifactPredecessor", "{message}");
+            assert_eq!(path, format!("{successor}/20260201T000000Z.journal"));
+            assert!(
+                message.contains(&format!(
+                    "the digest of `{owner}/20260101T000000Z.journal`, a revision of another artifact"
+                )),
+                "{message}"
+            );
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! [`CliError`] for one that stopped.
 //!
 //! The mapping of Journal errors: the root-access kinds (`RootMissing`,
-//! `RootNotDirectory`, `RootUnreadable`) and `Io` are usage or I/O problems
-//! (exit code 2); `LeaseHeld`, `TipMoved` and `LeaseLost` are refusals to
+//! `RootNotDirectory`, `RootUnreadable`), `Io` and `Usage` are usage or I/O
+//! problems (exit code 2); `LeaseHeld`, `TipMoved` and `LeaseLost` are refusals to
 //! retry later (exit code 75, sysexits' `EX_TEMPFAIL`: another writer holds
 //! the root, committed first or took this writer's expired lease over;
 //! nothing of the refused append was written); every other kind says the
@@ -13,8 +13,7 @@
 use std::fmt;
 use std::path::Path;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 
 /// How a command ended, worst first when several files or blobs are involved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -49,7 +48,8 @@ impl Status {
             ErrorKind::RootMissing
             | ErrorKind::RootNotDirectory
             | ErrorKind::RootUnreadable
-            | ErrorKind::Io => Status::Trouble,
+            | ErrorKind::Io
+            | ErrorKind::Usage => Status::Trouble,
             ErrorKind::LeaseHeld | ErrorKind::TipMoved | ErrorKind::LeaseLost => Status::Retry,
             _ => Status::Invalid,
         }
@@ -105,7 +105,7 @@ impl CliError {
 
     /// An I/O failure about `path` (exit code 2), keeping the OS error.
     pub fn io(path: &Path, what: &str, error: std::io::Error) -> CliError {
-        CliError::Journal(build::io_error(path, what, error))
+        CliError::Journal(error::io_error(path, what, error))
     }
 
     /// The exit status this error implies.
@@ -173,8 +173,9 @@ mod tests {
             ErrorKind::RootNotDirectory,
             ErrorKind::RootUnreadable,
             ErrorKind::Io,
+            ErrorKind::Usage,
         ] {
-            let e = CliError::from(build::error(kind, "x"));
+            let e = CliError::from(error::error(kind, "x"));
             assert_eq!(e.status().code(), 2, "{kind}");
         }
         for kind in [
@@ -187,7 +188,7 @@ mod tests {
             ErrorKind::StalePredecessor,
             ErrorKind::ReleaseRewritten,
         ] {
-            let e = CliError::from(build::error(kind, "x"));
+            let e = CliError::from(error::error(kind, "x"));
             assert_eq!(e.status().code(), 1, "{kind}");
         }
         for kind in [
@@ -195,7 +196,7 @@ mod tests {
             ErrorKind::TipMoved,
             ErrorKind::LeaseLost,
         ] {
-            let e = CliError::from(build::error(kind, "x"));
+            let e = CliError::from(error::error(kind, "x"));
             assert_eq!(e.status().code(), 75, "{kind}");
         }
         assert_eq!(CliError::refused("UnknownRelease", "x").status().code(), 1);

@@ -11,8 +11,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_api::{JournalService, JournalServiceManager};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
@@ -88,21 +87,11 @@ fn name_the_artifact(error: JournalError, root: &Path) -> JournalError {
     let Some(artifact) = artifact else {
         return error;
     };
-    let mut named = build::error(
-        error.kind(),
-        format!(
-            "{}; the root cannot be read until artifact `{artifact}` is repaired: `nenjim-journal check {}` lists every damaged file and what to restore",
-            error.message(),
-            path_text(root)
-        ),
+    let note = format!(
+        "the root cannot be read until artifact `{artifact}` is repaired: `nenjim-journal check {}` lists every damaged file and what to restore",
+        path_text(root)
     );
-    if let (Some(line), Some(column)) = (error.line(), error.column()) {
-        named = named.at(line, column);
-    }
-    match error.path() {
-        Some(path) => named.with_path(path),
-        None => named,
-    }
+    error.note(note)
 }
 
 /// Runs `work`, printing progress on stderr if it is slow and stderr is a terminal.

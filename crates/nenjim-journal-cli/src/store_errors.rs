@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _};
 use nenjim_journal_fs::Store as _;
 
 use crate::address::{Address, locate};
@@ -101,12 +101,19 @@ pub fn explained(error: CliError, addresses: &[&Path]) -> CliError {
             _ => path.to_path_buf(),
         }
     });
-    let mut said = build::error(journal.kind(), message);
-    if let (Some(line), Some(column)) = (journal.line(), journal.column()) {
-        said = said.at(line, column);
-    }
+    // A message rewritten whole is a new error of the same kind and place,
+    // which keeps the store's own as its source.
+    let mut said = if message == journal.message() {
+        journal
+    } else {
+        let mut rewritten = error::error(journal.kind(), message);
+        if let (Some(line), Some(column)) = (journal.line(), journal.column()) {
+            rewritten = rewritten.at(line, column);
+        }
+        rewritten.with_source(journal)
+    };
     if let Some(path) = path {
-        said = said.with_path(path);
+        said = said.moved_to(path);
     }
     CliError::Journal(said)
 }
@@ -158,13 +165,19 @@ fn explain_message(message: &str) -> String {
     said
 }
 
-/// The text of the first `<name>…</name>` of `xml`.
+/// The text of the first `<name>…</name>` of `xml` (the text of a CDATA
+/// section, as some servers send a `Message`, without its markup).
 fn element(xml: &str, name: &str) -> Option<String> {
     let open = format!("<{name}>");
     let close = format!("</{name}>");
     let start = xml.find(&open)? + open.len();
     let length = xml.get(start..)?.find(&close)?;
-    xml.get(start..start + length).map(str::to_owned)
+    let text = xml.get(start..start + length)?.trim();
+    let text = text
+        .strip_prefix("<![CDATA[")
+        .and_then(|t| t.strip_suffix("]]>"))
+        .unwrap_or(text);
+    Some(text.to_owned())
 }
 
 /// The S3 endpoint, if it is `http://` and plain HTTP is not allowed.
@@ -194,5 +207,13 @@ mod tests {
             Some("X")
         );
         assert_eq!(element("<a></a>", "Code"), None);
+        assert_eq!(
+            element(
+                "<a><Message><![CDATA[The specified bucket does not exist]]></Message></a>",
+                "Message"
+            )
+            .as_deref(),
+            Some("The specified bucket does not exist")
+        );
     }
 }

@@ -5,24 +5,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use nenjim_journal_testkit::cli::{
+    assert_code, command, digest_of, json, output, sha256_hex as hex, stderr, stdout, tempdir,
+};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 use tempfile::TempDir;
 
 mod people;
 
 // ---------------------------------------------------------------- helpers
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-fn digest_of(text: &str) -> String {
-    format!("sha256:{}", hex(text.as_bytes()))
-}
 
 /// A release block: its version and the blob its CONTENT points at.
 struct Release<'a> {
@@ -77,48 +68,8 @@ fn put(root: &Path, coordinate: &str, version: &str, suffix: &str, text: &str) -
     path
 }
 
-fn tempdir() -> TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
-}
-
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
-        .args(args.iter().map(|a| a.as_ref()))
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().unwrap_or(-1)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            stdout(output),
-            stderr(output)
-        )
-    })
-}
-
-fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        code(output),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
+    output(command(env!("CARGO_BIN_EXE_nenjim-journal"), args).env_remove("NO_COLOR"))
 }
 
 const T1: &str = "20260101T000000Z";

@@ -10,10 +10,12 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use nenjim_journal_testkit::cli::{
+    self, assert_code, sha256_hex as hex, stderr, stdout, tempdir, tree, write,
+};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 use tempfile::TempDir;
 
 // ---------------------------------------------------------------- helpers
@@ -23,36 +25,15 @@ fn run(args: &[&dyn AsRef<OsStr>]) -> Output {
 }
 
 fn run_env(args: &[&dyn AsRef<OsStr>], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"));
+    let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), args);
     command
-        .args(args.iter().map(|a| a.as_ref()))
         .env("NO_COLOR", "1")
         .env_remove("AWS_ALLOW_HTTP")
         .env_remove("AWS_ENDPOINT_URL");
     for (key, value) in env {
         command.env(key, value);
     }
-    command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code().unwrap_or(-1),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
+    cli::output(&mut command)
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
@@ -61,53 +42,7 @@ fn run_json(args: &[&dyn AsRef<OsStr>], expected: i32) -> Value {
     all.push(&"--json");
     let output = run(&all);
     assert_code(&output, expected);
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not one JSON document ({e}):\n{}\n{}",
-            stdout(&output),
-            stderr(&output)
-        )
-    })
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).unwrap();
-    }
-    fs::write(path, bytes).unwrap();
-}
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Every file under `dir` (relative, sorted), for "nothing was written".
-fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = path.strip_prefix(base).unwrap().display().to_string();
-            // The lease changes on every open; the temporaries are removed.
-            if name.ends_with("lease") || name.contains("/tmp") || name.contains("probe") {
-                continue;
-            }
-            if path.is_dir() && !path.is_symlink() {
-                walk(base, &path, out);
-            } else {
-                out.push(name);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
+    cli::json(&output)
 }
 
 fn strings(value: &Value) -> Vec<String> {
@@ -131,7 +66,7 @@ struct Hub {
 
 impl Hub {
     fn new() -> Hub {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         let root = dir.path().join("journals");
         fs::create_dir(&root).unwrap();
         // A store that does not exist is refused (unless `--create`).

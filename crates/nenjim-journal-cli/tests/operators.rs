@@ -14,52 +14,29 @@ use std::fs;
 use std::io::{BufRead as _, BufReader, Read, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use nenjim_journal_testkit::cli::{
+    self, Lines, assert_code, exit_of, fifo, ledger_records, signal, tempdir, write,
+};
 use nenjim_journal_testkit::moto::Moto;
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// How long a test waits for a child's line or exit before it fails.
-const DEADLINE: Duration = Duration::from_secs(20);
-
 // ---------------------------------------------------------------- helpers
 
-fn tempdir() -> TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
-}
-
 fn command(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"));
-    command
-        .args(args.iter().map(|a| a.as_ref()))
-        .env("NO_COLOR", "1");
+    let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), args);
+    command.env("NO_COLOR", "1");
     command
 }
 
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    command(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code().unwrap_or(-1),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
+    cli::output(&mut command(args))
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
@@ -68,20 +45,7 @@ fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
     all.push(&"--json");
     let output = run(&all);
     assert_code(&output, expected);
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            text(&output.stdout),
-            text(&output.stderr)
-        )
-    })
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-    }
-    fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    cli::json(&output)
 }
 
 fn read_text(path: &Path) -> String {
@@ -93,27 +57,6 @@ fn genesis(coordinate: &str, version: &str) -> String {
     format!(
         "FORMAT nenjim-journal/1\nARTIFACT {coordinate}\nJOURNAL_VERSION {version}\nPREDECESSOR GENESIS\nDESCRIPTION \"the {coordinate} artifact\"\n"
     )
-}
-
-/// The records of the root's ledger entries, in order (`1 FENCE 2` …).
-fn ledger_records(root: &Path) -> Vec<String> {
-    let dir = root.join(".ledger/log");
-    let mut names: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    names.sort();
-    names
-        .iter()
-        .map(|p| {
-            // An entry is a symbolic link whose target is its record.
-            fs::read_link(p)
-                .unwrap_or_else(|e| panic!("readlink {}: {e}", p.display()))
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect()
 }
 
 /// This host's name, as the writer names it in a lease holder.
@@ -155,111 +98,6 @@ fn hold_lease(root: &Path, holder: &str, epoch: u64, expires: u64) {
         format!("nenjim-lease/1\nholder {holder}\nepoch {epoch}\nexpires {expires}\n").as_bytes(),
     );
     fs::rename(&tmp, root.join(".ledger/lease")).unwrap_or_else(|e| panic!("rename: {e}"));
-}
-
-/// Sends `signal` (`INT`, `TERM`) to the child.
-fn signal(child: &Child, signal: &str) {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-    assert!(status.success(), "kill -{signal} {}", child.id());
-}
-
-/// Makes a FIFO at `path` (a file whose open blocks until a writer comes).
-fn fifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run mkfifo: {e}"));
-    assert!(status.success(), "mkfifo {}", path.display());
-}
-
-/// The lines of a child's pipe, read on a thread of their own.
-struct Lines {
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Lines {
-    fn of(pipe: impl Read + Send + 'static) -> Lines {
-        let (send, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Lines {
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    fn stdout(child: &mut Child) -> Lines {
-        let pipe: ChildStdout = child
-            .stdout
-            .take()
-            .unwrap_or_else(|| panic!("stdout not piped"));
-        Lines::of(pipe)
-    }
-
-    fn stderr(child: &mut Child) -> Lines {
-        let pipe: ChildStderr = child
-            .stderr
-            .take()
-            .unwrap_or_else(|| panic!("stderr not piped"));
-        Lines::of(pipe)
-    }
-
-    /// The next line that contains `wanted` (failing after [`DEADLINE`]).
-    fn until(&mut self, wanted: &str) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(wanted) {
-                        return line;
-                    }
-                }
-                Err(e) => panic!(
-                    "no line with `{wanted}` ({e}); lines so far:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    /// Everything left (after the child exited).
-    fn rest(&mut self) -> String {
-        let mut all = self.seen.clone();
-        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
-            all.push(line);
-        }
-        all.join("\n")
-    }
-}
-
-/// Waits for the child to exit (failing, and killing it, after [`DEADLINE`]).
-fn exit_of(child: &mut Child) -> ExitStatus {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return status,
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("the child did not exit within {DEADLINE:?}");
-            }
-            Err(e) => panic!("wait: {e}"),
-        }
-    }
 }
 
 /// A root made by `init` (without a store) in a new temporary directory.
@@ -522,7 +360,7 @@ fn init_records_the_store_that_later_commands_use() {
     ] {
         let output = run(&args);
         assert_code(&output, 2);
-        let errors = text(&output.stderr);
+        let errors = cli::stderr(&output);
         assert!(errors.contains("nenjim-journal init"), "{errors}");
     }
 
@@ -622,7 +460,7 @@ fn init_of_a_root_in_a_bucket_and_writes_into_a_missing_one() {
     // … and so missing for the next process: writing into it says to run init.
     let refused = run(&[&"create", &"memory://b/root", &"a", &"--description", &"x"]);
     assert_code(&refused, 2);
-    let errors = text(&refused.stderr);
+    let errors = cli::stderr(&refused);
     assert!(
         errors.contains("nenjim-journal init memory://b/root"),
         "{errors}"
@@ -640,10 +478,12 @@ fn s3(moto: &Moto, dir: &Path, args: &[&str]) -> Command {
     s3_at(&moto.endpoint(), dir, args)
 }
 
-fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"));
+/// The command with `args` in `dir`, against the S3 server at `endpoint`
+/// (plain HTTP allowed, moto's test credentials).
+pub(crate) fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
+    let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+    let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), &args);
     command
-        .args(args)
         .current_dir(dir)
         .env("AWS_ENDPOINT_URL", endpoint)
         .env("AWS_ALLOW_HTTP", "true")
@@ -655,9 +495,7 @@ fn s3_at(endpoint: &str, dir: &Path, args: &[&str]) -> Command {
 }
 
 fn s3_run(moto: &Moto, dir: &Path, args: &[&str], expected: i32) -> Output {
-    let output = s3(moto, dir, args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"));
+    let output = cli::output(&mut s3(moto, dir, args));
     assert_code(&output, expected);
     output
 }
@@ -675,9 +513,9 @@ fn a_bucket_root_knows_its_store_and_follow_prints_what_another_process_appends(
         2,
     );
     assert!(
-        text(&missing.stderr).contains("nenjim-journal init s3://journals/main"),
+        cli::stderr(&missing).contains("nenjim-journal init s3://journals/main"),
         "{}",
-        text(&missing.stderr)
+        cli::stderr(&missing)
     );
     let refused = s3_run(
         &moto,
@@ -691,9 +529,9 @@ fn a_bucket_root_knows_its_store_and_follow_prints_what_another_process_appends(
         2,
     );
     assert!(
-        text(&refused.stderr).contains("--create"),
+        cli::stderr(&refused).contains("--create"),
         "{}",
-        text(&refused.stderr)
+        cli::stderr(&refused)
     );
     s3_run(
         &moto,
@@ -837,9 +675,9 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     // The help says it polls; Atom cannot be followed.
     let help = run(&[&"events", &"--help"]);
     assert!(
-        text(&help.stdout).contains("polls"),
+        cli::stdout(&help).contains("polls"),
         "{}",
-        text(&help.stdout)
+        cli::stdout(&help)
     );
     let atom = run(&[&"events", &root, &"--follow", &"--format", &"atom"]);
     assert_code(&atom, 2);
@@ -972,7 +810,7 @@ fn a_bucket_write_that_timed_out_says_that_rerunning_the_same_command_settles_it
         1,
         "the entry's PUT timed out"
     );
-    let errors = text(&lost.stderr);
+    let errors = cli::stderr(&lost);
     assert!(
         errors.contains("re-running the same command settles it"),
         "{errors}"

@@ -9,48 +9,27 @@
 #![allow(clippy::panic)] // a test fails by panicking
 
 use std::fs;
-use std::io::{BufRead as _, BufReader, Read, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
 
+use nenjim_journal_testkit::cli::{
+    self, Lines, assert_code, exit_of, fifo, ledger_records, sha256_hex as hex, signal, tempdir,
+    tree, write,
+};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 use tempfile::TempDir;
-
-/// How long a test waits for a child's line or exit before it fails.
-const DEADLINE: Duration = Duration::from_secs(20);
 
 // ---------------------------------------------------------------- helpers
 
 fn command(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"));
-    command
-        .args(args.iter().map(|a| a.as_ref()))
-        .env("NO_COLOR", "1");
+    let mut command = cli::command(env!("CARGO_BIN_EXE_nenjim-journal"), args);
+    command.env("NO_COLOR", "1");
     command
 }
 
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    command(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code().unwrap_or(-1),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
+    cli::output(&mut command(args))
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
@@ -59,74 +38,7 @@ fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
     all.push(&"--json");
     let output = run(&all);
     assert_code(&output, expected);
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            text(&output.stdout),
-            text(&output.stderr)
-        )
-    })
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-    }
-    fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-}
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// The records of the root's ledger entries, in order (`1 REVISION …`).
-fn ledger_records(root: &Path) -> Vec<String> {
-    let dir = root.join(".ledger/log");
-    let mut names: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    names.sort();
-    names
-        .iter()
-        .map(|p| {
-            fs::read_link(p)
-                .unwrap_or_else(|e| panic!("readlink {}: {e}", p.display()))
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect()
-}
-
-/// Every file under `dir` but the lease (relative, sorted): "nothing written".
-fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = path
-                .strip_prefix(base)
-                .map_or_else(|_| path.display().to_string(), |p| p.display().to_string());
-            if name.ends_with("lease") || name.contains("/tmp") || name.contains("probe") {
-                continue;
-            }
-            if path.is_dir() && !path.is_symlink() {
-                walk(base, &path, out);
-            } else {
-                out.push(name);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
+    cli::json(&output)
 }
 
 fn sequences(doc: &Value) -> Vec<u64> {
@@ -134,93 +46,6 @@ fn sequences(doc: &Value) -> Vec<u64> {
         .as_array()
         .map(|a| a.iter().filter_map(|e| e["sequence"].as_u64()).collect())
         .unwrap_or_default()
-}
-
-fn signal(child: &Child, signal: &str) {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-    assert!(status.success(), "kill -{signal} {}", child.id());
-}
-
-fn fifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run mkfifo: {e}"));
-    assert!(status.success(), "mkfifo {}", path.display());
-}
-
-/// The lines of a child's pipe, read on a thread of their own.
-struct Lines {
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Lines {
-    fn of(pipe: impl Read + Send + 'static) -> Lines {
-        let (send, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Lines {
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The next line that contains `wanted` (failing after [`DEADLINE`]).
-    fn until(&mut self, wanted: &str) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(wanted) {
-                        return line;
-                    }
-                }
-                Err(e) => panic!(
-                    "no line with `{wanted}` ({e}); lines so far:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    /// Everything read and left (after the child exited).
-    fn rest(&mut self) -> String {
-        let mut all = self.seen.clone();
-        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
-            all.push(line);
-        }
-        all.join("\n")
-    }
-}
-
-/// Waits for the child to exit (failing, and killing it, after [`DEADLINE`]).
-fn exit_of(child: &mut Child) -> ExitStatus {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return status,
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("the child did not exit within {DEADLINE:?}");
-            }
-            Err(e) => panic!("wait: {e}"),
-        }
-    }
 }
 
 /// A temporary directory with a root `journals` made by `init`, recording
@@ -233,7 +58,7 @@ struct Hub {
 
 impl Hub {
     fn new() -> Hub {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let dir = tempdir();
         let root = dir.path().join("journals");
         let store = dir.path().join("store");
         let doc = run_json(&[&"init", &root, &"--store", &store, &"--create"], 0);
@@ -369,7 +194,7 @@ fn a_copy_interrupted_between_revisions_says_how_many_and_a_rerun_resumes_at_the
         let events = |root: &Path| {
             let out = run(&[&"events", &root, &"--after", &after.to_string(), &"--json"]);
             assert_code(&out, 0);
-            text(&out.stdout)
+            cli::stdout(&out)
         };
         assert_eq!(events(&hub.root), events(&source), "after {after}");
     }
@@ -556,7 +381,7 @@ fn follow_prints_its_text_lines_in_the_listings_columns() {
     let mark = |line: &str| line.find("* created");
     assert!(mark(&backlog).is_some(), "{backlog}");
     assert_eq!(mark(&followed), mark(&backlog), "\n{backlog}\n{followed}");
-    let first = stdout.seen.first().cloned().unwrap_or_default();
+    let first = stdout.seen().first().cloned().unwrap_or_default();
     assert_eq!(mark(&first), mark(&backlog), "\n{first}\n{backlog}");
     assert!(widest.contains("a-much-longer-name  * created"), "{widest}");
 }

@@ -5,59 +5,18 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use nenjim_journal_testkit::cli::{
+    assert_code, command, json, output, sha256_hex as hex, stderr, stdout, tempdir, write,
+};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 use tempfile::TempDir;
 
 // ---------------------------------------------------------------- helpers
 
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-fn tempdir() -> TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"))
-}
-
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
-        .args(args.iter().map(|a| a.as_ref()))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"))
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            stdout(output),
-            stderr(output)
-        )
-    })
-}
-
-fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code().unwrap_or(-1),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
+    output(command(env!("CARGO_BIN_EXE_nenjim-journal"), args).env("NO_COLOR", "1"))
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
@@ -67,13 +26,6 @@ fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
     let output = run(&all);
     assert_code(&output, expected);
     json(&output)
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-    }
-    fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
 fn read(path: &Path) -> Vec<u8> {

@@ -1,35 +1,22 @@
 //! The README's S3 example, end to end, against the S3 protocol server of
 //! the `moto` package (started here on 127.0.0.1, a free port, and killed
-//! after; `.ci/run` installs it: without it this test fails, never skips).
+//! after; `cargo xtask ci` installs it: without it this test fails, never skips).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use nenjim_journal_testkit::cli::{self, output, sha256_hex};
 use nenjim_journal_testkit::moto::Moto;
-use sha2::{Digest as _, Sha256};
 
+/// The command with `args` in `dir`, against `moto`'s server.
 fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
-        .args(args)
-        .current_dir(dir)
-        .env("AWS_ENDPOINT_URL", moto.endpoint())
-        .env("AWS_ALLOW_HTTP", "true")
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test")
-        .env("AWS_REGION", "us-east-1")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    output(&mut crate::operators::s3_at(&moto.endpoint(), dir, args))
 }
 
+/// The standard output of a command that must succeed.
 fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    cli::assert_code(output, 0);
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
@@ -129,10 +116,7 @@ fn the_readme_s3_example_runs_against_the_s3_protocol_server() {
     // idempotent, and refused over other bytes under its name.
     let blob: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(dir.path().join("blob.bin"), &blob).unwrap();
-    let hex: String = Sha256::digest(&blob)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex = sha256_hex(&blob);
     let put_blob = [
         "put-blob",
         "--store",

@@ -10,17 +10,17 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
 use crate::LoadOptions;
 use crate::file_system::{EntryKind, FileSystem};
 
-/// The suffix of a runtime revision file.
-pub(crate) const RUNTIME_SUFFIX: &str = ".journal";
-/// The suffix of a version-controlled example file.
-pub(crate) const EXAMPLE_SUFFIX: &str = ".journal.example";
+/// The suffix of a runtime revision file (section 7): the one home of the
+/// name, for every tool that looks for revision files.
+pub const RUNTIME_SUFFIX: &str = ".journal";
+/// The suffix of a version-controlled example file (section 7).
+pub const EXAMPLE_SUFFIX: &str = ".journal.example";
 
 /// One file the loader will read: `<root>/<coordinate>/<version>.journal`
 /// (or `.journal.example` when examples are included).
@@ -84,7 +84,7 @@ fn root_entries(
                 format!("cannot inspect the Journal root: {error}"),
             ),
         };
-        build::error(kind, message)
+        error::error(kind, message)
             .with_path(root)
             .with_source(error)
     };
@@ -92,7 +92,7 @@ fn root_entries(
     // path is the owner's choice); entries below it never are.
     let metadata = fs.metadata(root).map_err(|e| root_error(e, false))?;
     if metadata.kind() != EntryKind::Directory {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::RootNotDirectory,
             format!(
                 "found {} as the Journal root, expected a directory",
@@ -126,16 +126,16 @@ fn entry_kind(
         None => fs
             .symlink_metadata(path)
             .map(|m| (m.kind(), Some(m.len())))
-            .map_err(|e| build::io_error(path, "cannot inspect the entry", e)),
+            .map_err(|e| error::io_error(path, "cannot inspect the entry", e)),
     }
 }
 
 fn unexpected(path: &Path, message: String) -> JournalError {
-    build::error(ErrorKind::UnexpectedEntry, message).with_path(path)
+    error::error(ErrorKind::UnexpectedEntry, message).with_path(path)
 }
 
 fn invalid_name(path: &Path, message: String) -> JournalError {
-    build::error(ErrorKind::InvalidFileName, message).with_path(path)
+    error::error(ErrorKind::InvalidFileName, message).with_path(path)
 }
 
 /// An artifact directory of the root, checked (a directory, named by a
@@ -285,7 +285,7 @@ pub(crate) fn artifact_items(
     let (path, coordinate) = (&*dir, &artifact.coordinate);
     let mut names = fs
         .read_dir_with_kinds(path)
-        .map_err(|e| build::io_error(path, "cannot list the artifact directory", e))?;
+        .map_err(|e| error::io_error(path, "cannot list the artifact directory", e))?;
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));

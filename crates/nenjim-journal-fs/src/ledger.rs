@@ -51,8 +51,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 
 use crate::MAX_FILE_LEN;
@@ -307,7 +306,7 @@ impl Ledger {
 }
 
 fn mismatch(path: &Path, message: String) -> JournalError {
-    build::error(ErrorKind::LedgerMismatch, message).with_path(path)
+    error::error(ErrorKind::LedgerMismatch, message).with_path(path)
 }
 
 /// Whether `root` has a ledger (its marker exists).
@@ -325,7 +324,7 @@ pub fn exists(fs: &dyn FileSystem, root: &Path) -> Result<bool, JournalError> {
         {
             Ok(false)
         }
-        Err(e) => Err(build::io_error(marker, "cannot read the ledger marker", e)),
+        Err(e) => Err(error::io_error(marker, "cannot read the ledger marker", e)),
     }
 }
 
@@ -401,7 +400,7 @@ fn segments(fs: &dyn FileSystem, root: &Path) -> Result<Vec<(u64, PathBuf)>, Jou
         Ok(names) => names,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {
-            return Err(build::io_error(dir, "cannot list the ledger's segments", e));
+            return Err(error::io_error(dir, "cannot list the ledger's segments", e));
         }
     };
     let mut segments = Vec::with_capacity(names.len());
@@ -432,7 +431,7 @@ fn segments(fs: &dyn FileSystem, root: &Path) -> Result<Vec<(u64, PathBuf)>, Jou
 fn read_small(fs: &dyn FileSystem, path: &Path) -> Result<String, JournalError> {
     let bytes = fs
         .read(path, MAX_FILE_LEN)
-        .map_err(|e| build::io_error(path, "cannot read the ledger", e))?;
+        .map_err(|e| error::io_error(path, "cannot read the ledger", e))?;
     String::from_utf8(bytes).map_err(|_| {
         mismatch(
             path,
@@ -451,7 +450,7 @@ fn read_entry(fs: &dyn FileSystem, path: &Path) -> Result<Option<String>, Journa
             )
         }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(build::io_error(path, "cannot read the ledger entry", e)),
+        Err(e) => Err(error::io_error(path, "cannot read the ledger entry", e)),
     }
 }
 

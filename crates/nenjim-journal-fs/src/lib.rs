@@ -123,6 +123,7 @@ use nenjim_journal_chain::ChainState;
 
 pub use durable::{BUFFER_BYTES, TMP_PREFIX, measure, temporary_name};
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use layout::{EXAMPLE_SUFFIX, RUNTIME_SUFFIX};
 pub use read::decode as decode_revision_text;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};
 pub use store::{Created, Store, Version};

@@ -2,9 +2,8 @@
 
 use std::path::Path;
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build::ErrorContext as _;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 

@@ -1,9 +1,8 @@
 //! Reading one revision file: size limit, UTF-8, parsing, and the checks of
 //! its header against its place on disk.
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
 use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
@@ -11,7 +10,7 @@ use crate::file_system::FileSystem;
 use crate::layout::RevisionFile;
 
 fn too_large(file: &RevisionFile, len: u64) -> JournalError {
-    build::error(
+    error::error(
         ErrorKind::TooLarge,
         format!("found a file of {len} bytes, expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
     )
@@ -38,14 +37,14 @@ pub(crate) fn read_bytes(
     }
     let bytes = fs.read(&file.path(), MAX_FILE_LEN).map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
-            build::error(
+            error::error(
                 ErrorKind::TooLarge,
                 format!("found a file over the limit ({e}), expected at most {MAX_FILE_LEN} bytes (64 MiB)"),
             )
             .with_path(file.path())
             .with_source(e)
         } else {
-            build::io_error(file.path(), "cannot read the revision file", e)
+            error::io_error(file.path(), "cannot read the revision file", e)
         }
     })?;
     if bytes.len() as u64 > MAX_FILE_LEN {
@@ -67,7 +66,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, JournalError> {
         let column = std::str::from_utf8(valid.get(line_start..).unwrap_or_default())
             .map_or(1, |s| s.chars().count() + 1);
         let byte = error.as_bytes().get(offset).copied().unwrap_or_default();
-        build::error(
+        error::error(
             ErrorKind::InvalidUtf8,
             format!(
                 "found byte 0x{byte:02x} at byte offset {offset}, which is not valid UTF-8; \
@@ -100,7 +99,7 @@ pub(crate) fn check_place(
     revision: &JournalRevision,
 ) -> Result<(), JournalError> {
     if *revision.coordinate() != file.coordinate {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::CoordinateMismatch,
             format!(
                 "found ARTIFACT {}, expected {} (the name of its directory)",
@@ -111,7 +110,7 @@ pub(crate) fn check_place(
         .with_path(file.path()));
     }
     if revision.journal_version() != file.version {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::VersionMismatch,
             format!(
                 "found JOURNAL_VERSION {}, expected {} (the file name stem)",

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
@@ -19,7 +19,7 @@ use crate::read;
 use crate::{LoadOptions, pipeline};
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
-    build::error(ErrorKind::LedgerMismatch, message).with_path(path)
+    error::error(ErrorKind::LedgerMismatch, message).with_path(path)
 }
 
 /// Reads the file `pointer` points at, checks its size and SHA-256 against

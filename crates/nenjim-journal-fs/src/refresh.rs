@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
@@ -57,7 +57,7 @@ pub(crate) fn refresh(
                 match reread {
                     Reread::Known { stored, found } if stored == found => unchanged += 1,
                     Reread::Known { stored, found } => {
-                        return Err(build::error(
+                        return Err(error::error(
                             ErrorKind::Conflict,
                             format!(
                                 "found a text with digest {found} for {} {}, expected the stored \

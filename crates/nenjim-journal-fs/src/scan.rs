@@ -176,7 +176,7 @@ fn scan_file(fs: &dyn FileSystem, file: &RevisionFile, interner: &mut Interner) 
             let digest = RevisionDigest::of_bytes(&bytes);
             let revision = read::decode(bytes)
                 .map_err(|e| {
-                    use nenjim_journal_api::model::build::ErrorContext as _;
+                    use nenjim_journal_api::error::ErrorContext as _;
                     e.with_path(&path)
                 })
                 .and_then(|text| read::parse_checked(file, &text, interner));

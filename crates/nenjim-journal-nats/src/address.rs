@@ -20,8 +20,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 
 /// The scheme of a NATS root.
 pub const SCHEME: &str = "nats://";
@@ -143,9 +142,10 @@ impl Credentials {
     }
 }
 
-/// A configuration error (no path: it names settings).
+/// A malformed address or setting: a `Usage` error (no path: it names
+/// settings).
 fn config_error(message: impl Into<String>) -> JournalError {
-    build::error(ErrorKind::Io, message)
+    error::error(ErrorKind::Usage, message)
 }
 
 /// A parsed `nats://host:port/<name>`.
@@ -289,6 +289,7 @@ mod tests {
             ("nats://[zz]:1/x", "not an IPv6 address"),
         ] {
             let e = parse(address).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Usage);
             assert!(e.message().contains(says), "{address}: {}", e.message());
             assert!(
                 e.message().contains("expected a NATS root"),
@@ -320,6 +321,7 @@ mod tests {
     #[test]
     fn a_bad_setting_is_named_and_its_secret_is_not() {
         let e = Credentials::from_env([("NATS_PASSWORD", "hunter2")]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.message().contains("NATS_PASSWORD") && !e.message().contains("hunter2"));
         let e = Credentials::from_env([("NATS_TOKEN", "t0k3n"), ("NATS_CREDS", "/c")]).unwrap_err();
         assert!(

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use async_nats::jetstream;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use tokio::sync::watch;
 
 use crate::NatsRoot;
@@ -47,7 +46,7 @@ impl Connection {
             .thread_name("nenjim-nats")
             .enable_all()
             .build()
-            .map_err(|e| build::io_error(&address, "cannot start the NATS client's runtime", e))?;
+            .map_err(|e| error::io_error(&address, "cannot start the NATS client's runtime", e))?;
         let (lost_tx, lost) = watch::channel(false);
         let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
@@ -111,7 +110,7 @@ impl Connection {
                 "none" => String::new(),
                 setting => format!(" (authenticating with {setting})"),
             };
-            build::error(
+            error::error(
                 ErrorKind::Io,
                 format!("cannot connect to the NATS server of {address}{how}: {e}"),
             )
@@ -149,7 +148,7 @@ impl Connection {
 
     /// The typed error of a lost connection.
     pub(crate) fn lost_error(&self) -> JournalError {
-        build::error(
+        error::error(
             ErrorKind::Io,
             format!(
                 "lost the connection to the NATS server of {} (after {} reconnect attempts), expected it to answer; nothing more can be read or committed over this connection",
@@ -165,7 +164,7 @@ impl Connection {
         if self.is_lost() {
             return self.lost_error();
         }
-        build::error(
+        error::error(
             ErrorKind::Io,
             format!("{what} on {}: {error}", self.address),
         )
@@ -180,7 +179,7 @@ fn setting_error(
     path: &std::path::Path,
     error: std::io::Error,
 ) -> JournalError {
-    build::error(
+    error::error(
         ErrorKind::Io,
         format!(
             "cannot read the file {} named by {variable} to connect to {address}: {error}",

@@ -5,8 +5,7 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream::consumer::pull::Ordered;
 use futures::StreamExt as _;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use tokio::sync::watch;
 
 use crate::ledger::{LedgerMessage, NatsLedger};
@@ -197,7 +196,7 @@ impl Follower {
 
     /// The error of a stopped follower.
     fn stopped(&self) -> JournalError {
-        build::error(
+        error::error(
             ErrorKind::Stopped,
             "found the Journal stopped, expected it running to follow the ledger",
         )

@@ -26,8 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_nats::jetstream::kv::{CreateErrorKind, Operation, Store, UpdateErrorKind};
 use bytes::Bytes;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_fs::ledger::{Entry, Record};
 
 use crate::ledger::{CommitError, NatsLedger, unique_id};
@@ -177,7 +176,7 @@ impl NatsLease {
             .and_then(Lease::parse);
         match lease {
             Some(lease) => Ok(Some((lease, entry.revision))),
-            None => Err(build::error(
+            None => Err(error::error(
                 ErrorKind::Io,
                 "found a malformed lease, expected `nenjim-lease/1` with holder, epoch and expires",
             )
@@ -216,7 +215,7 @@ impl NatsLease {
             if let Some((lease, _)) = &current
                 && lease.is_live(now)
             {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::LeaseHeld,
                     format!(
                         "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
@@ -278,7 +277,7 @@ impl NatsLease {
     }
 
     fn lost(&self, message: String) -> JournalError {
-        build::error(ErrorKind::LeaseLost, message).with_path(&self.path)
+        error::error(ErrorKind::LeaseLost, message).with_path(&self.path)
     }
 
     /// Gives the lease back if it is still this holder's (another holder's

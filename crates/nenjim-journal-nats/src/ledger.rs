@@ -14,8 +14,7 @@ use async_nats::jetstream::object_store::ObjectStore;
 use async_nats::jetstream::stream::{Config, DiscardPolicy, StorageType, Stream};
 use bytes::Bytes;
 use futures::StreamExt as _;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use nenjim_journal_fs::ledger::{Entry, Record, RevisionPointer};
 use sha2::{Digest as _, Sha256};
@@ -138,14 +137,14 @@ impl CommitError {
         match self {
             CommitError::Failed(e) => e,
             CommitError::TipMoved { tip, found } => match found.as_ref().map(Entry::record) {
-                Some(Record::Fence { epoch: fenced }) if *fenced > epoch => build::error(
+                Some(Record::Fence { epoch: fenced }) if *fenced > epoch => error::error(
                     ErrorKind::LeaseLost,
                     format!(
                         "found the ledger fenced at sequence {sequence} by lease epoch {fenced}, expected this writer's epoch {epoch} to hold the root; nothing of this append was committed"
                     ),
                 )
                 .with_path(ledger.entry_path(sequence)),
-                _ => build::error(
+                _ => error::error(
                     ErrorKind::TipMoved,
                     format!(
                         "found the ledger's tip at sequence {tip}, expected {}: another writer committed first; nothing of this append was committed",
@@ -327,7 +326,7 @@ impl NatsLedger {
                         if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
                 ) =>
             {
-                Err(build::error(
+                Err(error::error(
                     ErrorKind::RootMissing,
                     format!(
                         "found no stream {} on the server, expected the ledger of the root {} (a writer creates it)",
@@ -401,7 +400,7 @@ impl NatsLedger {
             .block_on(stream.get_info())
             .map_err(|e| conn.request_error("cannot read the ledger's stream info", e))?;
         if info.state.first_sequence > 1 && info.state.messages > 0 {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::LedgerMismatch,
                 format!(
                     "found the ledger's stream starting at sequence {}, expected it to start at 1 (entries are never removed)",
@@ -420,7 +419,7 @@ impl NatsLedger {
     pub fn read_after(&self, after: u64, max: usize) -> Result<Vec<LedgerMessage>, JournalError> {
         let tip = self.tip()?;
         if after > tip {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::LedgerMismatch,
                 format!(
                     "found the ledger's tip at sequence {tip}, expected at least {after} (the sequence already read): the stream went back"
@@ -499,7 +498,7 @@ impl NatsLedger {
         expected: u64,
     ) -> Result<LedgerMessage, JournalError> {
         let path = self.entry_path(expected);
-        let mismatch = |m: String| build::error(ErrorKind::LedgerMismatch, m).with_path(&path);
+        let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m).with_path(&path);
         let sequence = message
             .info()
             .map_err(|e| {
@@ -617,13 +616,13 @@ impl NatsLedger {
         let line = entry.to_string();
         let path = self.entry_path(entry.sequence());
         let failed =
-            |m: String| CommitError::Failed(build::error(ErrorKind::Io, m).with_path(&path));
+            |m: String| CommitError::Failed(error::error(ErrorKind::Io, m).with_path(&path));
         let mut headers = HeaderMap::new();
         headers.insert(RECORD_HEADER, line.as_str());
         let payload = match (entry.record(), revision) {
             (Record::Fence { .. }, None) => Bytes::new(),
             (Record::Revision(pointer), Some(bytes)) => {
-                let mismatch = |m: String| build::error(ErrorKind::Io, m).with_path(&path);
+                let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
                 check(pointer, bytes, &mismatch, "given").map_err(CommitError::Failed)?;
                 if bytes.len() > self.inner.inline_limit {
                     let key = format!("{REVISION_KEY_PREFIX}{}", sha256_hex(bytes));
@@ -676,7 +675,7 @@ impl NatsLedger {
                 Ok(ack) if ack.sequence == entry.sequence() => return Ok(entry),
                 Ok(ack) => {
                     return Err(CommitError::Failed(
-                        build::error(
+                        error::error(
                             ErrorKind::LedgerMismatch,
                             format!(
                                 "found the commit stored at stream sequence {}, expected {} (the ledger's sequences are the stream's)",
@@ -776,7 +775,7 @@ impl NatsLedger {
         let key = format!("{CONTENT_KEY_PREFIX}{}", pointer.digest().to_hex());
         let path = PathBuf::from(format!("{}/{key}", self.inner.conn.address));
         let missing = || {
-            build::error(
+            error::error(
                 ErrorKind::BlobMissing,
                 format!(
                     "found no blob {key} in the bucket {}, expected the content {pointer} put first",
@@ -813,7 +812,7 @@ impl NatsLedger {
         };
         let hex = hex(&digest);
         if size != pointer.size() || hex != pointer.digest().to_hex() {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::BlobMismatch,
                 format!(
                     "found the blob {key} of {size} bytes with SHA-256 {hex}, expected {pointer}"

@@ -162,7 +162,8 @@ impl NatsRoot {
     /// `nats://host:port/<name>`: the root named `<name>` on that server
     /// (port 4222 when none is given), with the credentials of the
     /// process's environment (see [`address`]). A malformed address or
-    /// setting is refused, saying what was found and what was expected.
+    /// setting is refused (`Usage`), saying what was found and what was
+    /// expected.
     pub fn parse(address: &str) -> Result<NatsRoot, JournalError> {
         NatsRoot::parse_with_env(address, std::env::vars())
     }

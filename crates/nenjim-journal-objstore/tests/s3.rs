@@ -1,7 +1,7 @@
 //! The bucket cases against a real S3 protocol server (the fault walk of a
 //! store failing each single call among them): the `moto` package's
 //! server, started on 127.0.0.1 (a free port) by the test and stopped
-//! after. `.ci/run` installs it (`moto[server]==5.1.18`); without it this
+//! after. `cargo xtask ci` installs it (`moto[server]==5.1.18`); without it this
 //! test fails, it never skips.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

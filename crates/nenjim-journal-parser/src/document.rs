@@ -4,13 +4,15 @@
 //! [`Header`]; after it the body accepts one optional `INFORMATION`, then
 //! release blocks, then policy statements. A line in any other place (a
 //! header keyword after the header, a `RELEASE` after a policy statement, a
-//! property outside a release, an unknown keyword) is a syntax error. The
-//! first error in text order is the one returned.
+//! property outside a release, an unknown keyword) is a syntax error; the
+//! rule that releases come before policy is the builder's
+//! (`RevisionBuilder::check_release_allowed`), asked at the `RELEASE`
+//! keyword. The first error in text order is the one returned.
 
 use std::ops::Range;
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, RevisionBuilder};
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
+use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 
@@ -19,6 +21,7 @@ use crate::interner::Interner;
 use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
 use crate::release::{OpenRelease, Property};
+use crate::semantic::located;
 use crate::tokens::{Cursor, Token, shown};
 
 /// What the body expects next.
@@ -159,12 +162,8 @@ impl Body<'_> {
             return Ok(None);
         }
         if word == "RELEASE" {
-            if self.stage == Stage::Policy {
-                return Err(line.syntax(
-                    keyword.start,
-                    "found `RELEASE` after a policy statement, expected a policy statement (releases come before policy)",
-                ));
-            }
+            // Releases before policy: the builder's rule, reported at the keyword.
+            located(self.revision.check_release_allowed(), &line, keyword.start)?;
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Releases;
             let open = OpenRelease::open(cursor, &self.revision)?;
@@ -292,14 +291,14 @@ pub(crate) fn parse(
         }
     }
     if !any {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::EmptyInput,
             "found only blank and comment lines, expected a Journal revision starting with `FORMAT nenjim-journal/1`",
         ));
     }
     let end = lines.end();
     let Some(mut body) = body else {
-        return Err(build::syntax_error(
+        return Err(error::syntax_error(
             end.0,
             end.1,
             format!("found the end of the text, expected {}", header.expected()),

@@ -6,7 +6,6 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, Description, LicenseExpression, VersionRequirement,
 };
@@ -105,7 +104,7 @@ impl Keyed for ArtifactCoordinate {
         value
     }
     fn key(entry: &Self::Entry) -> &[u8] {
-        build::coordinate_bytes(entry)
+        entry.as_bytes()
     }
     fn value(entry: &Self::Entry) -> &Self {
         entry

@@ -9,9 +9,7 @@
 //! tokens are read is found here: a lone CR, a tab or other control
 //! character, and any other indentation.
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
-use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nom::bytes::complete::take_until;
 use nom::{IResult, Parser};
 
@@ -60,7 +58,7 @@ impl<'a> Line<'a> {
         byte: usize,
         message: impl Into<String>,
     ) -> JournalError {
-        build::error(kind, message).at(self.number, self.column(byte))
+        error::error(kind, message).at(self.number, self.column(byte))
     }
 
     /// A syntax error at byte offset `byte` of this line.
@@ -238,7 +236,7 @@ impl<'a> Lines<'a> {
     /// Splits `text`; refuses a byte-order mark at 1:1.
     pub(crate) fn new(text: &'a str) -> Result<Lines<'a>, JournalError> {
         if text.starts_with(BOM) {
-            return Err(build::syntax_error(
+            return Err(error::syntax_error(
                 1,
                 1,
                 "found a byte-order mark (U+FEFF), expected the text to start without one",

@@ -8,7 +8,7 @@
 //! block. The semantic rules (duplicates, depends-and-excludes, the own
 //! artifact) are the `ReleaseBuilder`'s; see `semantic.rs`.
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{self, ErrorContext as _, JournalError};
 use nenjim_journal_api::model::ArtifactRelease;
 use nenjim_journal_api::model::build::{self, ReleaseBuilder, RevisionBuilder};
 use nenjim_journal_api::valuetypes::{
@@ -20,7 +20,6 @@ use crate::interner::Interner;
 use crate::lines::Line;
 use crate::semantic::located;
 use crate::tokens::{Cursor, Token, shown};
-use nenjim_journal_api::model::build::ErrorContext as _;
 
 /// The release properties, in their required order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -281,7 +280,7 @@ impl OpenRelease {
             } else {
                 "`  CONTENT <digest> <size>`"
             };
-            return Err(build::syntax_error(
+            return Err(error::syntax_error(
                 at.0,
                 at.1,
                 format!(

@@ -8,10 +8,9 @@
 //! broke the rule. It is the only place the parser turns a builder error
 //! into a located one, so every semantic error points into the text.
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 
 use crate::lines::Line;
-use nenjim_journal_api::model::build::ErrorContext as _;
 
 /// Locates a builder's error at byte `byte` of `line`.
 pub(crate) fn located<T>(

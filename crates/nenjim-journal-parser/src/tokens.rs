@@ -73,7 +73,7 @@ pub(crate) fn non_spaces(bytes: &[u8]) -> usize {
     i + tail.iter().take_while(|&&b| b != b' ').count()
 }
 
-pub(crate) use nenjim_journal_api::model::build::shown;
+pub(crate) use nenjim_journal_api::error::shown;
 
 /// A token read from a line: its text and its byte offset in the line.
 #[derive(Clone, Copy, Debug)]

@@ -9,6 +9,7 @@ use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentDigest, ContentPointer, Description, InformationUri, JournalVersion,
     LicenseExpression, ReleaseVersion, RevisionDigest, VersionRequirement,
 };
+use nenjim_journal_testkit::texts::requirement_text;
 use proptest::prelude::*;
 use proptest::sample::subsequence;
 
@@ -75,23 +76,10 @@ fn release_version() -> impl Strategy<Value = ReleaseVersion> {
 }
 
 fn requirement() -> impl Strategy<Value = VersionRequirement> {
-    (release_version(), release_version(), 0u8..8).prop_filter_map(
-        "valid requirement",
-        |(a, b, form)| {
-            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-            let text = match form {
-                0 => "*".to_owned(),
-                1 => lo.to_string(),
-                2 => format!("[{lo},{hi}]"),
-                3 => format!("[{lo},{hi})"),
-                4 => format!("({lo},{hi}]"),
-                5 => format!("({lo},{hi})"),
-                6 => format!("(,{hi}]"),
-                _ => format!("[{lo},)"),
-            };
-            text.parse().ok()
-        },
-    )
+    (release_version(), release_version(), 0u8..8)
+        .prop_filter_map("valid requirement", |(a, b, form)| {
+            requirement_text(a, b, form).parse().ok()
+        })
 }
 
 fn content() -> impl Strategy<Value = ContentPointer> {

@@ -20,7 +20,7 @@ fn the_spec_example_parses() -> Result<(), nenjim_journal_api::error::JournalErr
     );
     let v100: ReleaseVersion = "1.0.0".parse()?;
     let first = revision.release(&v100).ok_or_else(|| {
-        nenjim_journal_api::model::build::error(
+        nenjim_journal_api::error::error(
             nenjim_journal_api::error::ErrorKind::Semantic,
             "1.0.0 missing",
         )

@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::{NenjimComponent, NenjimProcess};
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::{
     ArtifactRelease, EventCursor, JournalRevision, RefreshReport, ReplayRequest, RevisionCursor,
 };
@@ -56,14 +55,14 @@ pub(crate) struct Journal {
 }
 
 fn not_started() -> JournalError {
-    build::error(
+    error::error(
         ErrorKind::NotStarted,
         "the Journal has not been started successfully, expected a successful start() first",
     )
 }
 
 fn stopped() -> JournalError {
-    build::error(
+    error::error(
         ErrorKind::Stopped,
         "the Journal has been stopped, expected a running Journal",
     )
@@ -120,7 +119,7 @@ impl NenjimProcess for Journal {
         {
             let mut lifecycle = self.lifecycle.write();
             if lifecycle.start != StartAttempt::None {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::AlreadyStarted,
                     "found a second start(), expected a single start: the first call is the only attempt",
                 ));
@@ -223,7 +222,7 @@ impl JournalService for Journal {
 /// Journal never watches, and never downgrades to a cold read silently.
 fn refuse_follow(request: &ReplayRequest) -> Result<(), JournalError> {
     if request.is_follow() {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::FollowUnsupported,
             "found a replay request with follow(true), expected follow(false): \
              the reference Journal never watches for new revisions",

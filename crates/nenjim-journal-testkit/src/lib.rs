@@ -15,8 +15,14 @@
 //!   on disk between the listing and the read;
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
 //!   tests by the chain crate;
-//! - `moto` and `nats` (feature `nats`): the S3 and NATS JetStream servers
-//!   the backend tests run against, on 127.0.0.1, stopped by PID on drop.
+//! - `cli` (feature `cli`): running a built command, its exit code, text
+//!   and JSON, a root's files and ledger records, a child in the
+//!   background (the CLI's tests);
+//! - [`moto`]: the S3 protocol server of the bucket tests;
+//! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
+//!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
+//! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
+//!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -24,6 +30,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod checks;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod docs;
 pub mod faults;
 pub mod feeds;
@@ -32,3 +40,4 @@ pub mod moto;
 #[cfg(feature = "nats")]
 pub mod nats;
 pub mod texts;
+pub mod tlog_checks;

@@ -1,6 +1,6 @@
 //! The S3 protocol server of the `moto` Python package, for the tests that
 //! run against a real S3 protocol: started on 127.0.0.1 and a free port,
-//! killed on drop. `.ci/run` installs it; without it a test fails (never
+//! killed on drop. `cargo xtask ci` installs it; without it a test fails (never
 //! skips).
 
 use std::io::{Read as _, Write as _};

@@ -196,3 +196,23 @@ pub fn broken_root() -> Root {
     root.write("eee/notatimestamp.journal", genesis("eee", &ts(1), &[]));
     root
 }
+
+/// A version requirement's text over two versions (taken in order, `lo <=
+/// hi`), of form `form % 8`: `*`, `lo` exactly, the four intervals `[lo,hi]`,
+/// `[lo,hi)`, `(lo,hi]`, `(lo,hi)`, then `(,hi]` and `[lo,)`. Forms 3 to 5
+/// over equal versions are empty intervals, which the format refuses. The
+/// property tests of the value type and of the parser draw requirements
+/// through it.
+pub fn requirement_text<V: Ord + std::fmt::Display>(a: V, b: V, form: u8) -> String {
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    match form % 8 {
+        0 => "*".to_owned(),
+        1 => lo.to_string(),
+        2 => format!("[{lo},{hi}]"),
+        3 => format!("[{lo},{hi})"),
+        4 => format!("({lo},{hi}]"),
+        5 => format!("({lo},{hi})"),
+        6 => format!("(,{hi}]"),
+        _ => format!("[{lo},)"),
+    }
+}

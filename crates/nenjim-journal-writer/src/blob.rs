@@ -5,8 +5,7 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 
 use nenjim_journal_fs::{Created, Store};
@@ -37,7 +36,7 @@ pub(crate) fn check(
     let found = match measure(fs, &path) {
         Ok(found) => found,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::BlobMissing,
                 format!(
                     "found no blob for CONTENT {} {}, expected it in the content store first (put it with put-blob)",
@@ -47,10 +46,10 @@ pub(crate) fn check(
             )
             .with_path(path));
         }
-        Err(e) => return Err(build::io_error(path, "cannot read the blob", e)),
+        Err(e) => return Err(error::io_error(path, "cannot read the blob", e)),
     };
     if found != *pointer {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::BlobMismatch,
             format!(
                 "found a blob of {} bytes with digest {}, expected CONTENT {} {}",
@@ -104,23 +103,17 @@ pub fn put_blob_from(
     let dir = blob_dir(store);
     for d in [store.to_path_buf(), store.join("blobs"), dir.clone()] {
         fs.ensure_dir(&d)
-            .map_err(|e| build::io_error(&d, "cannot create the content store", e))?;
+            .map_err(|e| error::io_error(&d, "cannot create the content store", e))?;
     }
     let (created, pointer) = fs
         .create_by_digest(&dir, reader, &dir)
-        .map_err(|e| build::io_error(&dir, "cannot write the blob", e))?;
+        .map_err(|e| error::io_error(&dir, "cannot write the blob", e))?;
     let path = blob_path(store, pointer.digest());
     if created == Created::Exists {
         check(fs, store, &pointer).map_err(|e| {
             if e.kind() == ErrorKind::BlobMismatch {
-                build::error(
-                    ErrorKind::BlobMismatch,
-                    format!(
-                        "{} (the store is damaged: that name must hold those bytes)",
-                        e.message()
-                    ),
-                )
-                .with_path(&path)
+                e.note("the store is damaged: that name must hold those bytes")
+                    .with_path(&path)
             } else {
                 e
             }

@@ -75,9 +75,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nenjim_journal_api::append::{Appended, JournalWriter};
-use nenjim_journal_api::error::{ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_fs::ledger::{self, Entry, Record, RevisionPointer};
@@ -185,7 +185,7 @@ impl fmt::Debug for FsJournalWriter {
 fn io_error(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
     let path = path.to_path_buf();
     let what = what.to_owned();
-    move |e| build::io_error(path, &what, e)
+    move |e| error::io_error(path, &what, e)
 }
 
 impl FsJournalWriter {
@@ -219,20 +219,20 @@ impl FsJournalWriter {
         match store.metadata(&root).map(|m| m.kind()) {
             Ok(nenjim_journal_fs::EntryKind::Directory) => {}
             Ok(_) => {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::RootNotDirectory,
                     "found a file, expected the Journal root directory",
                 )
                 .with_path(&root));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::RootMissing,
                     "found nothing, expected the Journal root directory",
                 )
                 .with_path(&root));
             }
-            Err(e) => return Err(build::io_error(&root, "cannot read the root", e)),
+            Err(e) => return Err(error::io_error(&root, "cannot read the root", e)),
         }
         let dir = ledger::ledger_dir(&root);
         let tmp = dir.join("tmp");
@@ -302,7 +302,7 @@ impl FsJournalWriter {
     fn reload(&mut self) -> Result<(), JournalError> {
         let read = ledger::read(self.fs(), &self.root)?;
         let Some(read) = read else {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::LedgerMismatch,
                 "found no ledger marker after creating it, expected a ledger",
             )
@@ -414,7 +414,7 @@ impl FsJournalWriter {
                     .and_then(|t| String::from_utf8(t).ok())
                     .and_then(|t| Entry::parse(&t).ok());
                 match found.as_ref().map(Entry::record) {
-                    Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(build::error(
+                    Some(Record::Fence { epoch }) if *epoch > self.lease.epoch => Err(error::error(
                         ErrorKind::LeaseLost,
                         format!(
                             "found the ledger fenced at sequence {} by lease epoch {epoch}, expected this writer's epoch {} to hold the root; nothing of this append was committed",
@@ -423,7 +423,7 @@ impl FsJournalWriter {
                         ),
                     )
                     .with_path(path)),
-                    _ => Err(build::error(
+                    _ => Err(error::error(
                         ErrorKind::TipMoved,
                         format!(
                             "found ledger entry {} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (this writer has read the ledger again: the append can be retried)",
@@ -433,7 +433,7 @@ impl FsJournalWriter {
                     .with_path(path)),
                 }
             }
-            Err(e) => Err(build::io_error(path, "cannot create the ledger entry", e)),
+            Err(e) => Err(error::io_error(path, "cannot create the ledger entry", e)),
         }
     }
 
@@ -501,10 +501,8 @@ impl FsJournalWriter {
 
     /// Marks the lease lost and returns the error.
     fn lose(&mut self, message: String) -> JournalError {
-        let error = build::error(ErrorKind::LeaseLost, message).with_path(self.lease_file.path());
-        self.poisoned = Some(
-            build::error(ErrorKind::LeaseLost, error.message()).with_path(self.lease_file.path()),
-        );
+        let error = error::error(ErrorKind::LeaseLost, message).with_path(self.lease_file.path());
+        self.poisoned = Some(error.clone());
         error
     }
 
@@ -512,8 +510,8 @@ impl FsJournalWriter {
     /// durably and idempotently, and returns its content pointer.
     pub fn put_blob(&mut self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
         let store = self.options.content_store.as_deref().ok_or_else(|| {
-            build::error(
-                ErrorKind::Io,
+            error::error(
+                ErrorKind::Usage,
                 "found no content store, expected one configured (WriterOptions::content_store) to put a blob",
             )
         })?;
@@ -578,10 +576,10 @@ impl FsJournalWriter {
     /// (the ledger is then read again) or `LeaseLost`.
     pub fn fence_to(&mut self, tip: u64) -> Result<(), JournalError> {
         if let Some(poisoned) = &self.poisoned {
-            return Err(build::error(poisoned.kind(), poisoned.message()).with_path(&self.root));
+            return Err(poisoned.clone().with_path(&self.root));
         }
         if tip < self.tip {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::LedgerMismatch,
                 format!(
                     "found the ledger's tip at sequence {}, expected it at or before {tip} (sequences never go back)",
@@ -652,7 +650,7 @@ impl FsJournalWriter {
                 .and_then(|mut file| file.read_to_end(&mut found))
                 .map_err(io_error(&path, "cannot read the existing revision file"))?;
             if found != text.as_bytes() {
-                return Err(build::error(
+                return Err(error::error(
                     ErrorKind::Conflict,
                     format!(
                         "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
@@ -676,11 +674,7 @@ impl FsJournalWriter {
 impl JournalWriter for FsJournalWriter {
     fn append(&mut self, text: &str) -> Result<Appended, JournalError> {
         if let Some(poisoned) = &self.poisoned {
-            return Err(build::error(poisoned.kind(), poisoned.message()).with_path(
-                poisoned
-                    .path()
-                    .map_or_else(|| self.root.clone(), Path::to_path_buf),
-            ));
+            return Err(poisoned.clone().with_path(&self.root));
         }
         self.check_lease()?;
         let revision = nenjim_journal_parser::parse(text)?;
@@ -699,19 +693,12 @@ impl JournalWriter for FsJournalWriter {
                     .is_some();
                 if !known {
                     blob::check(fs, store, release.content()).map_err(|e| {
-                        build::error(
-                            e.kind(),
-                            format!(
-                                "{} {}: {}",
-                                release.coordinate(),
-                                release.version(),
-                                e.message()
-                            ),
-                        )
-                        .with_path(
-                            e.path()
-                                .map_or_else(|| store.to_path_buf(), Path::to_path_buf),
-                        )
+                        e.context(format_args!(
+                            "{} {}",
+                            release.coordinate(),
+                            release.version()
+                        ))
+                        .with_path(store)
                     })?;
                 }
             }
@@ -725,7 +712,7 @@ impl JournalWriter for FsJournalWriter {
         if let Err(error) = self.create_entry(&entry) {
             match error.kind() {
                 ErrorKind::LeaseLost => {
-                    self.poisoned = Some(build::error(error.kind(), error.message()));
+                    self.poisoned = Some(error.clone());
                 }
                 // Another writer committed this sequence: read the ledger
                 // again, so the caller can retry against the new tip (the
@@ -734,13 +721,9 @@ impl JournalWriter for FsJournalWriter {
                 // left refusing every append.
                 ErrorKind::TipMoved => {
                     if let Err(reload) = self.reload() {
-                        self.poisoned = Some(build::error(
-                            ErrorKind::TipMoved,
-                            format!(
-                                "{}; reading the ledger again failed ({reload}): open the writer again",
-                                error.message()
-                            ),
-                        ));
+                        self.poisoned = Some(error.clone().note(format_args!(
+                            "reading the ledger again failed: {reload}; open the writer again"
+                        )));
                     }
                 }
                 _ => {}
@@ -788,7 +771,7 @@ fn take_lease(
             && current.is_live(now)
             && !lease::holder_is_gone(&current.holder)
         {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::LeaseHeld,
                 format!(
                     "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",

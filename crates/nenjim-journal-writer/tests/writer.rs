@@ -89,7 +89,7 @@ fn child_sequences(root: &Path) -> BTreeMap<(String, String), u64> {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_prints_sequences",
+            "writer::child_prints_sequences",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -341,20 +341,7 @@ fn a_holder_whose_clock_says_live_is_stopped_by_the_fence() {
     let mut old = open(root.path());
     old.append(&genesis("aaa", "20260101T000000Z")).unwrap();
     // Another machine sees the lease expired (a skewed clock): rewrite its expiry.
-    let lease_path = root.path().join(".ledger/lease");
-    let lease = std::fs::read_to_string(&lease_path).unwrap();
-    let expired: String = lease
-        .lines()
-        .map(|l| {
-            if l.starts_with("expires ") {
-                "expires 1".to_owned()
-            } else {
-                l.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(&lease_path, expired + "\n").unwrap();
+    nenjim_journal_testkit::feeds::expire_lease_of(root.path());
     let mut new = open(root.path());
     let text = genesis("bbb", "20260101T000000Z");
     let error = old.append(&text).unwrap_err();
@@ -509,7 +496,7 @@ fn a_killed_writer_loses_nothing_it_reported() {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "child_appends_until_killed",
+                "writer::child_appends_until_killed",
                 "--nocapture",
                 "--test-threads=1",
             ])

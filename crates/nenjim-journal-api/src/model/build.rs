@@ -17,12 +17,10 @@
 //! - what ingestion does to an accepted revision: [`with_sequence`],
 //!   [`sharing_releases_with`], and the release immutability test of
 //!   section 6, [`same_values`];
-//! - errors: [`error`], [`syntax_error`] and [`io_error`] make one, the
-//!   [`ErrorContext`] trait locates it, and [`shown`] shows a found token
-//!   the way every message of the Journal does;
 //! - the token readers a parser shares with the value types' `FromStr`:
-//!   [`quoted_prefix`] and [`content_size`]; and [`coordinate_bytes`], for
-//!   a table that finds coordinates by their token.
+//!   [`quoted_prefix`] and [`content_size`].
+//!
+//! Errors are made and given context in [`error`](crate::error).
 //!
 //! ```
 //! use nenjim_journal_api::model::PolicyStatement;
@@ -49,8 +47,6 @@
 //! assert!(revision.releases()[0].policy().is_recommended());
 //! # Ok(()) }
 //! ```
-
-use std::path::PathBuf;
 
 use crate::append::Appended;
 use crate::error::{ErrorKind, JournalError};
@@ -171,64 +167,6 @@ pub fn shares_values(a: &ArtifactRelease, b: &ArtifactRelease) -> bool {
     a.shares_values_with(b)
 }
 
-/// A new error of `kind` with a message saying what was found and what was
-/// expected; [`ErrorContext`] adds where.
-pub fn error(kind: ErrorKind, message: impl Into<String>) -> JournalError {
-    JournalError::new(kind, message)
-}
-
-/// A syntax error at a 1-based line and column.
-pub fn syntax_error(line: usize, column: usize, message: impl Into<String>) -> JournalError {
-    JournalError::new(ErrorKind::Syntax, message).at(line, column)
-}
-
-/// An [`ErrorKind::Io`] error about `path`, keeping the OS error as `source()`.
-pub fn io_error(path: impl Into<PathBuf>, what: &str, error: std::io::Error) -> JournalError {
-    JournalError::new(ErrorKind::Io, format!("{what}: {error}"))
-        .with_path(path)
-        .with_source(error)
-}
-
-/// Where an error happened, and what caused it: the context an
-/// implementation adds to a [`JournalError`] on its way out (implemented
-/// beside the error's private fields, in `error.rs`).
-pub trait ErrorContext {
-    /// Sets the 1-based line and column (replacing any earlier location).
-    #[must_use]
-    fn at(self, line: usize, column: usize) -> Self;
-    /// Moves an error found inside a token to the token's place in a text.
-    ///
-    /// Errors from the value types' `FromStr` are located relative to the
-    /// token (line 1, column = offset in the token + 1); this shifts them to
-    /// `line` and `column` of the token's first character.
-    #[must_use]
-    fn relocated(self, line: usize, column: usize) -> Self;
-    /// Adds the file or directory the error concerns, unless one is already
-    /// set (the innermost path is the most precise).
-    #[must_use]
-    fn with_path(self, path: impl Into<PathBuf>) -> Self;
-    /// Keeps `source` as the underlying cause, reachable through `source()`.
-    #[must_use]
-    fn with_source(self, source: impl std::error::Error + Send + Sync + 'static) -> Self;
-}
-
-/// Shows a found token in a diagnostic: back-quoted, escaped like a Rust
-/// string, cut after 40 characters; `nothing` for an empty token.
-///
-/// Every "found …, expected …" message of the Journal shows its token this
-/// way, so messages look alike whichever crate writes them.
-///
-/// ```
-/// use nenjim_journal_api::model::build::shown;
-/// assert_eq!(shown("RELEASE"), "`RELEASE`");
-/// assert_eq!(shown("a\tb"), "`a\\tb`");
-/// assert_eq!(shown(""), "nothing");
-/// ```
-#[inline]
-pub fn shown(found: &str) -> String {
-    crate::error::shown(found)
-}
-
 /// Reads one quoted string at the start of `input` and returns it with the
 /// number of bytes it took (quotes included), exactly as
 /// [`Description`]'s `FromStr` reads a whole token. What follows is left to
@@ -243,41 +181,4 @@ pub fn quoted_prefix(input: &str) -> Result<(Description, usize), JournalError> 
 #[inline]
 pub fn content_size(s: &str) -> Result<u64, JournalError> {
     ContentPointer::parse_size(s)
-}
-
-/// The text of `coordinate` as bytes (what
-/// [`ArtifactCoordinate::as_str`] returns), without `as_str`'s UTF-8 check
-/// of a short text: for a table that compares many tokens with stored
-/// coordinates (the parser's interner keeps no other copy of their text).
-///
-/// ```
-/// use nenjim_journal_api::model::build::coordinate_bytes;
-/// use nenjim_journal_api::valuetypes::ArtifactCoordinate;
-/// let coordinate: ArtifactCoordinate = "left-pad".parse()?;
-/// assert_eq!(coordinate_bytes(&coordinate), b"left-pad");
-/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
-/// ```
-#[inline]
-pub fn coordinate_bytes(coordinate: &ArtifactCoordinate) -> &[u8] {
-    coordinate.as_bytes()
-}
-
-/// A key for `version` that grows by exactly one a second (seconds since
-/// 0000-03-01T00:00:00Z, proleptic Gregorian), for an index that
-/// interpolates between Journal versions: a regular chain (one revision a
-/// day, say) then puts a lookup's first guess at or next to its answer. The
-/// order is the versions' order.
-///
-/// ```
-/// use nenjim_journal_api::model::build::ordinal_seconds;
-/// use nenjim_journal_api::valuetypes::JournalVersion;
-/// let key = |s: &str| s.parse::<JournalVersion>().map(ordinal_seconds);
-/// assert_eq!(key("20240301T000000Z")? - key("20240228T235959Z")?, 86_401);
-/// assert_eq!(key("20250101T000000Z")? - key("20241231T235959Z")?, 1);
-/// assert_eq!(key("00010101T000000Z")?, 306 * 86_400);
-/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
-/// ```
-#[inline]
-pub fn ordinal_seconds(version: JournalVersion) -> u64 {
-    version.ordinal_seconds()
 }

@@ -29,8 +29,17 @@ impl ArtifactCoordinate {
         self.0.as_str()
     }
 
-    /// The coordinate's text as bytes, without `as_str`'s UTF-8 check.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
+    /// The coordinate's text as bytes (what `as_str` returns), without
+    /// `as_str`'s UTF-8 check of a short text: for a table that compares
+    /// many tokens with stored coordinates.
+    ///
+    /// ```
+    /// use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+    /// let coordinate: ArtifactCoordinate = "left-pad".parse()?;
+    /// assert_eq!(coordinate.as_bytes(), b"left-pad");
+    /// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
     }
 

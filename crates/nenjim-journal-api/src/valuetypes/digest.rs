@@ -4,8 +4,7 @@ use std::str::FromStr;
 use sha2::{Digest as _, Sha256};
 
 use super::{shown, syntax_at};
-use crate::error::JournalError;
-use crate::model::build::ErrorContext as _;
+use crate::error::{ErrorContext as _, JournalError};
 
 const PREFIX: &str = "sha256:";
 const HEX: &[u8; 16] = b"0123456789abcdef";

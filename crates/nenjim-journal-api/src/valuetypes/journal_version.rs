@@ -63,28 +63,19 @@ impl JournalVersion {
         ]
     }
 
-    /// Seconds since 0000-03-01T00:00:00Z of the proleptic Gregorian
-    /// calendar: a number that grows by exactly one a second, so an index can
-    /// interpolate between versions (the decimal `YYYYMMDDhhmmss` jumps at
-    /// every minute, hour, day, month and year end).
-    pub(crate) fn ordinal_seconds(self) -> u64 {
-        // The fields, split with 32-bit arithmetic once the date and the
-        // time are apart (a query converts its version on every lookup).
-        let (date, time) = (self.0 / 1_000_000, self.0 % 1_000_000);
-        // A valid version's date is at most 99 991 231 and its time below
-        // 240 000: both fit a `u32`.
-        let (date, time) = (date as u32, time as u32);
-        let (year, month_day) = (date / 10_000, date % 10_000);
-        let (month, day) = (month_day / 100, month_day % 100);
-        let (hour, minute_second) = (time / 10_000, time % 10_000);
-        let (minute, second) = (minute_second / 100, minute_second % 100);
-        // Howard Hinnant's `days_from_civil`, with years starting in March
-        // (so the leap day is the last of its year); year >= 1, so the
-        // shifted year is never negative.
-        let year = if month <= 2 { year - 1 } else { year };
-        let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-        let days = year * 365 + year / 4 - year / 100 + year / 400 + day_of_year;
-        u64::from(days) * 86_400 + u64::from(hour * 3_600 + minute * 60 + second)
+    /// The instant as the decimal number `YYYYMMDDhhmmss` (the text's
+    /// digits): its order is the versions' order. For an index that
+    /// computes its own key from a version's date and time without
+    /// formatting and parsing it.
+    ///
+    /// ```
+    /// use nenjim_journal_api::valuetypes::JournalVersion;
+    /// let v: JournalVersion = "20261129T101530Z".parse()?;
+    /// assert_eq!(v.to_decimal(), 20_261_129_101_530);
+    /// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+    /// ```
+    pub fn to_decimal(self) -> u64 {
+        self.0
     }
 
     /// The instant one second later, the earliest Journal version a

@@ -1,7 +1,6 @@
 use super::text::Text;
 use super::{semantic, shown, syntax_at};
-use crate::error::JournalError;
-use crate::model::build::ErrorContext as _;
+use crate::error::{ErrorContext as _, JournalError};
 use std::fmt;
 use std::str::FromStr;
 

@@ -40,8 +40,7 @@ pub use release_version::ReleaseVersion;
 pub use requirement::VersionRequirement;
 pub use uri::InformationUri;
 
-use crate::error::{ErrorKind, JournalError};
-use crate::model::build::ErrorContext as _;
+use crate::error::{ErrorContext as _, ErrorKind, JournalError};
 
 /// A syntax error at `column` (1-based) of a token.
 pub(crate) fn syntax_at(column: usize, message: impl Into<String>) -> JournalError {

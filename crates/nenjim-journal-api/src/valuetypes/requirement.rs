@@ -4,8 +4,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::{ReleaseVersion, semantic, shown, syntax_at};
-use crate::error::JournalError;
-use crate::model::build::ErrorContext as _;
+use crate::error::{ErrorContext as _, JournalError};
 
 /// Which versions of an artifact a statement is about: `*` (all), one exact
 /// version (`1.4.0`), or an interval in Maven notation (`[1.2.0,2.0.0)`).

@@ -36,7 +36,7 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_api::error::ErrorContext as _;
 use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};
@@ -198,17 +198,16 @@ fn append_file(
         });
     }
     let done = writer.append(&text).map_err(|e| {
-        let e = if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
-            // What to do instead, as `release` says it.
-            let message = format!(
-                "{}: publish the change as a new version, or withdraw the release with `nenjim-journal yank`",
-                e.message()
-            );
-            copy::relocated(e, message)
-        } else {
-            e
-        };
-        CliError::from(e.with_path(source))
+        CliError::from(
+            if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
+                // What to do instead, as `release` says it; located in the
+                // appended file.
+                e.note("publish the change as a new version, or withdraw the release with `nenjim-journal yank`")
+                    .moved_to(source)
+            } else {
+                e.with_path(source)
+            },
+        )
     })?;
     let mut entry = entry(&args.root, source, &done);
     entry.warnings = warnings;
@@ -292,8 +291,8 @@ mod copy {
 
     use nenjim_journal_api::append::JournalWriter as _;
     use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_api::error::{self, ErrorContext as _};
     use nenjim_journal_api::model::JournalRevision;
-    use nenjim_journal_api::model::build::{self, ErrorContext as _};
     use nenjim_journal_fs::{
         FileSystem, LoadOptions, MAX_FILE_LEN, RealFileSystem, Store, ledger, load_with,
     };
@@ -366,7 +365,7 @@ mod copy {
                 let reader = source_fs.open(&path).map_err(|e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
                         CliError::Journal(
-                            build::error(
+                            error::error(
                                 ErrorKind::BlobMissing,
                                 format!(
                                     "{} {}: found no blob {} in the source's content store, expected the blob of CONTENT {wanted}",
@@ -391,7 +390,7 @@ mod copy {
                 )?;
                 if put.pointer() != *wanted {
                     return Err(CliError::Journal(
-                        build::error(
+                        error::error(
                             ErrorKind::BlobMismatch,
                             format!(
                                 "{} {}: found the source's blob as {}, expected CONTENT {wanted}",
@@ -510,13 +509,12 @@ mod copy {
             }
             writer.fence_to(sequence - 1)?;
             let appended = writer.append(&text).map_err(|e| {
-                let hint = if stores.is_none() && e.kind() == ErrorKind::BlobMissing {
-                    "; to copy the source's blobs too, name its content store with --source-store"
+                let e = if stores.is_none() && e.kind() == ErrorKind::BlobMissing {
+                    e.note("to copy the source's blobs too, name its content store with --source-store")
                 } else {
-                    ""
+                    e
                 };
-                let message = format!("{}{hint}", e.message());
-                CliError::from(relocated(e, message).with_path(&shown))
+                CliError::from(e.moved_to(&shown))
             })?;
             if appended.sequence() != sequence {
                 return Err(refused(
@@ -572,18 +570,6 @@ mod copy {
             }
         }
         Ok(())
-    }
-
-    /// `error` with `message` instead of its own (kind and place kept).
-    pub(super) fn relocated(
-        error: nenjim_journal_api::error::JournalError,
-        message: String,
-    ) -> nenjim_journal_api::error::JournalError {
-        let mut moved = build::error(error.kind(), message);
-        if let (Some(line), Some(column)) = (error.line(), error.column()) {
-            moved = moved.at(line, column);
-        }
-        moved
     }
 
     fn refused(destination: &Path, source: &Path, why: String) -> CliError {

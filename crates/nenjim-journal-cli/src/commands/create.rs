@@ -1,8 +1,8 @@
 //! `create <root> <coordinate> --description <text> [--information <uri>]`:
 //! append the genesis revision of a new artifact (no releases, no policy).
 
-use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_api::model::build::{self};
+use nenjim_journal_api::error::{self, ErrorKind};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::publish::{Plan, Publish, publish};
@@ -20,7 +20,7 @@ pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
     );
     publish(&what, ui, |head, at| {
         if let Some(head) = head {
-            return Err(build::error(
+            return Err(error::error(
                 ErrorKind::DuplicateGenesis,
                 format!(
                     "found artifact {} already created (head {}, {}), expected a new artifact; publish to it with release, yank, deprecate or recommend",

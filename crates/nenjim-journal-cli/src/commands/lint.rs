@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+use nenjim_journal_api::error::ErrorContext as _;
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build::ErrorContext as _;
+use nenjim_journal_fs::{EXAMPLE_SUFFIX, RUNTIME_SUFFIX};
 use serde::Serialize;
 
 use super::read_text;
@@ -184,7 +185,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), CliError> {
         if kind.is_dir() {
             walk(&entry.path(), files)?;
         } else if kind.is_file()
-            && (name.ends_with(".journal") || name.ends_with(".journal.example"))
+            && (name.ends_with(RUNTIME_SUFFIX) || name.ends_with(EXAMPLE_SUFFIX))
         {
             files.push(entry.path());
         }

@@ -10,6 +10,7 @@ mod events;
 mod generated;
 mod history;
 pub mod init;
+pub mod keygen;
 mod lint;
 mod list;
 mod policy;
@@ -33,8 +34,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use nenjim_journal_api::JournalService;
+use nenjim_journal_api::error;
 use nenjim_journal_api::model::JournalRevision;
-use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
 pub use events::Numbered;
@@ -68,6 +69,7 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Yank(args) => policy::yank(args, ui),
         Command::Deprecate(args) => policy::deprecate(args, ui),
         Command::Recommend(args) => policy::recommend(args, ui),
+        Command::Keygen(args) => keygen::run(args, ui),
     }
 }
 
@@ -129,8 +131,8 @@ fn unknown_artifact(
 /// `TooLarge`, bytes that are not UTF-8 are `InvalidUtf8` located at the
 /// first bad byte (both exit code 1).
 pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
+    use nenjim_journal_api::error::ErrorContext as _;
     use nenjim_journal_api::error::ErrorKind;
-    use nenjim_journal_api::model::build::ErrorContext as _;
     use nenjim_journal_fs::MAX_FILE_LEN;
     use std::io::Read as _;
 
@@ -140,7 +142,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
         .read_to_end(&mut bytes)
         .map_err(|e| CliError::io(path, "cannot read", e))?;
     if bytes.len() as u64 > MAX_FILE_LEN {
-        return Err(build::error(
+        return Err(error::error(
             ErrorKind::TooLarge,
             format!("found a file over {MAX_FILE_LEN} bytes, expected a revision of at most {MAX_FILE_LEN} bytes"),
         )

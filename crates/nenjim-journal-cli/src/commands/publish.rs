@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_api::error::{ErrorKind, JournalError};
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
@@ -93,16 +93,11 @@ pub fn with_writer_at<T>(
             Err(error) if error.kind() == ErrorKind::LeaseHeld => {
                 let Some(deadline) = deadline.filter(|d| Instant::now() < *d) else {
                     let hint = if wait.is_some() {
-                        "; waited as long as --wait allowed"
+                        "waited as long as --wait allowed"
                     } else {
-                        "; retry later, or pass --wait <duration> to wait for it"
+                        "retry later, or pass --wait <duration> to wait for it"
                     };
-                    return Err(build::error(
-                        ErrorKind::LeaseHeld,
-                        format!("{}{hint}", error.message()),
-                    )
-                    .with_path(error.path().unwrap_or(root))
-                    .into());
+                    return Err(error.note(hint).with_path(root).into());
                 };
                 if !told {
                     ui.eprintln(&format!(
@@ -151,7 +146,7 @@ pub fn require_root(root: &Path, address: &Address) -> Result<(), CliError> {
     if exists {
         return Ok(());
     }
-    Err(build::error(
+    Err(error::error(
         ErrorKind::RootMissing,
         format!(
             "found nothing, expected a Journal root; create it first with `nenjim-journal init {} [--store <store>]`",
@@ -170,17 +165,9 @@ const LEASE_POLL: Duration = Duration::from_millis(100);
 /// same command run again finds what was committed and writes nothing twice.
 fn settled_by_rerun(error: CliError, in_bucket: bool) -> CliError {
     match error {
-        CliError::Journal(e) if in_bucket && e.kind() == ErrorKind::Io => {
-            let message = format!(
-                "{}; if a write timed out or its answer was lost it may have succeeded: re-running the same command settles it (what was committed is found, nothing is written twice)",
-                e.message()
-            );
-            let settled = build::error(ErrorKind::Io, message);
-            CliError::Journal(match e.path() {
-                Some(path) => settled.with_path(path),
-                None => settled,
-            })
-        }
+        CliError::Journal(e) if in_bucket && e.kind() == ErrorKind::Io => CliError::Journal(e.note(
+            "if a write timed out or its answer was lost it may have succeeded: re-running the same command settles it; what was committed is found, nothing is written twice",
+        )),
         other => other,
     }
 }
@@ -202,7 +189,7 @@ pub fn stamp(head: Option<&JournalRevision>) -> Result<JournalVersion, CliError>
         Some(head) if now <= head.journal_version() => {
             let next = head.journal_version().next_second();
             next.ok_or_else(|| {
-                build::error(
+                error::error(
                     ErrorKind::NonIncreasingVersion,
                     format!(
                         "found the head at {}, the last instant a Journal version can name; expected a later one to be possible",
@@ -535,7 +522,7 @@ fn rewritten(error: &JournalError, head_path: &Path, version: &ReleaseVersion) -
         .parent()
         .and_then(Path::parent)
         .map_or_else(String::new, path_text);
-    build::error(
+    error::error(
         ErrorKind::ReleaseRewritten,
         format!(
             "found release {version} already published here with other values{differs}; expected the same values, since a published release never changes: publish the change as a new version, or withdraw {version} with `nenjim-journal yank {root} {coordinate} {version} <reason>` (and publish a new version); nothing was written"

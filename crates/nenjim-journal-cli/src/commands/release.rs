@@ -23,9 +23,9 @@
 use std::collections::BTreeSet;
 
 use clap::CommandFactory as _;
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::ArtifactRelease;
-use nenjim_journal_api::model::build::{self};
+use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::{
     ContentDigest, ContentPointer, LicenseExpression, ReleaseVersion,
 };
@@ -141,9 +141,7 @@ fn build_release(
     if let Some(description) = &args.description {
         builder.description(description.clone());
     }
-    let refused = |option: &str, error: JournalError| -> CliError {
-        build::error(error.kind(), format!("{option}: {}", error.message())).into()
-    };
+    let refused = |option: &str, error: JournalError| -> CliError { error.context(option).into() };
     for d in &args.depends {
         builder
             .push_dependency(d.clone())

@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
 
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -35,7 +34,7 @@ pub fn misplaced(store: &Path) -> Option<CliError> {
         },
     );
     Some(CliError::Journal(
-        build::error(
+        error::error(
             ErrorKind::Io,
             format!(
                 "found no `blobs/sha256` directory in the store, expected the store's top directory (blobs are read from `<store>/blobs/sha256/<hex>`): this looks like a part of a store, pass {instead} as --store"

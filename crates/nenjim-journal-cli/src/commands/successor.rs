@@ -14,8 +14,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_api::model::build::{self, ErrorContext as _};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_fs::{Created, RealFileSystem, Store as _};
 
@@ -125,7 +124,7 @@ fn exists(output: &std::path::Path) -> CliError {
 }
 
 fn missing_header(path: &std::path::Path) -> CliError {
-    build::error(
+    error::error(
         ErrorKind::Syntax,
         "found no JOURNAL_VERSION or PREDECESSOR line to edit, expected a parsed revision's header",
     )

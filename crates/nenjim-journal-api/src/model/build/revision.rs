@@ -68,20 +68,29 @@ impl RevisionBuilder {
         &self.coordinate
     }
 
+    /// Checks, without adding anything, that a release may come next at
+    /// all: no policy statement yet (section 5: releases come before
+    /// policy). The one home of that rule: [`check_next_release`](Self::check_next_release)
+    /// makes it, and a parser calls it at a `RELEASE` keyword, before it
+    /// reads the version, so that the first error in text order is the one
+    /// reported.
+    pub fn check_release_allowed(&self) -> Result<(), JournalError> {
+        if self.policy.is_empty() {
+            return Ok(());
+        }
+        Err(JournalError::new(
+            ErrorKind::Syntax,
+            "found `RELEASE` after a policy statement, expected a policy statement (releases come before policy)",
+        ))
+    }
+
     /// Checks, without adding anything, that a release with `version` may
     /// come next: no policy statement yet, and strictly above the previous
     /// release. [`push_release`](Self::push_release) makes the same check; a
     /// parser calls this at the `RELEASE` line, before reading the block, so
     /// that the first error in text order is the one reported.
     pub fn check_next_release(&self, version: &ReleaseVersion) -> Result<(), JournalError> {
-        if !self.policy.is_empty() {
-            return Err(JournalError::new(
-                ErrorKind::Syntax,
-                format!(
-                    "found RELEASE {version} after a policy statement, expected releases before policy"
-                ),
-            ));
-        }
+        self.check_release_allowed()?;
         if let Some(last) = self.releases.last()
             && version <= last.version()
         {

@@ -1,33 +1,17 @@
 //! Issue 13: diagnostics that point at the cause, every error of a root,
 //! and the views people reach for (`list`, `versions`, `diff`).
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use nenjim_journal_testkit::cli::{output_with_stdin, write};
 
 use super::*;
 
 fn run_with_stdin(args: &[&dyn AsRef<std::ffi::OsStr>], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nenjim-journal"))
-        .args(args.iter().map(|a| a.as_ref()))
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run nenjim-journal: {e}"));
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(input.as_bytes())
-            .unwrap_or_else(|e| panic!("stdin: {e}"));
-    }
-    child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"))
-}
-
-fn write(path: &Path, text: &str) {
-    fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    output_with_stdin(
+        command(env!("CARGO_BIN_EXE_nenjim-journal"), args).env_remove("NO_COLOR"),
+        input,
+    )
 }
 
 fn errors(v: &Value) -> Vec<Value> {

@@ -1,0 +1,16 @@
+//! End-to-end tests of the built `nenjim-journal` binary, in one test
+//! binary (every other file of `tests/` a module of it): `cli` (the read
+//! commands, with `cli/people.rs`), `publish` (the commands that write),
+//! `keygen` (a note signer key written, never over a file), `operators`
+//! (issue 20's unattended runs: the lease, `--wait`, signals,
+//! `init`, `events --follow`), `operator_checks` (issue 20's checks at
+//! publish time, root copies, S3 errors), `operators_combined` (where the
+//! two meet) and `s3` (the README's S3 example against moto's server).
+
+mod cli;
+mod keygen;
+mod operator_checks;
+mod operators;
+mod operators_combined;
+mod publish;
+mod s3;
