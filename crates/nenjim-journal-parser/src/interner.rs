@@ -396,6 +396,57 @@ impl Interner {
         Ok((value, token))
     }
 
+    /// The coordinate `token` is, through the cache; `None` if it is not
+    /// one (the caller then reads it again with a `Cursor`, for the error).
+    #[inline]
+    pub(crate) fn coordinate_of(&mut self, token: &str) -> Option<ArtifactCoordinate> {
+        self.value_of(|t| &mut t.coordinates, token)
+    }
+
+    /// The requirement `token` is, through the cache; `None` if it is not one.
+    #[inline]
+    pub(crate) fn requirement_of(&mut self, token: &str) -> Option<VersionRequirement> {
+        self.value_of(|t| &mut t.requirements, token)
+    }
+
+    /// `token` parsed as a `V`, through `table`: the value `V::from_str`
+    /// gives, or `None` where it gives an error.
+    #[inline]
+    fn value_of<V>(&mut self, table: fn(&mut Tables) -> &mut TokenMap<V>, token: &str) -> Option<V>
+    where
+        V: FromStr<Err = JournalError> + Shared + Keyed,
+    {
+        let hash = hash_bytes(token.as_bytes());
+        if let Some(value) = table(&mut self.tables).get(hash, token) {
+            return Some(value.clone());
+        }
+        let mut value = token.parse::<V>().ok()?;
+        if let Some(shared) = &self.shared {
+            value = shared.canonical(value);
+        }
+        table(&mut self.tables).insert(hash, token, value.clone());
+        Some(value)
+    }
+
+    /// The description the quoted string `raw` (as written, quotes
+    /// included, as [`Quick::quoted`](crate::tokens::Quick::quoted) finds
+    /// it) decodes to, through the cache; `None` if it is not a valid one
+    /// ending at its last quote.
+    #[inline]
+    pub(crate) fn quoted_of(&mut self, raw: &str) -> Option<Description> {
+        let hash = hash_bytes(raw.as_bytes());
+        if let Some(description) = self.tables.quoted.get(hash, raw) {
+            return Some(description.clone());
+        }
+        let (description, used) = build::quoted_prefix(raw).ok()?;
+        if used != raw.len() {
+            return None;
+        }
+        let description = self.description(description);
+        self.tables.quoted.insert(hash, raw, description.clone());
+        Some(description)
+    }
+
     /// `cursor.quoted(expected)`, through the cache of quoted strings as
     /// written, then [`description`](Self::description): the value and
     /// any error are `cursor.quoted`'s (a quoted string is cached only once
