@@ -79,16 +79,50 @@ trait Keyed: Sized {
     fn value(entry: &Self::Entry) -> &Self;
 }
 
+/// A token kept as a table's key: up to [`Key::INLINE`] bytes inside the
+/// entry itself, so that comparing a looked-up token with it reads the
+/// entry and no other allocation (a requirement's token is a dozen bytes;
+/// its value, read next, is another allocation), a longer one boxed.
+#[derive(Debug)]
+enum Key {
+    Short { len: u8, bytes: [u8; Key::INLINE] },
+    Long(Box<str>),
+}
+
+impl Key {
+    /// The longest key stored inline: the enum is then 32 bytes, as a
+    /// boxed key's pointer and length plus its allocation's header are.
+    const INLINE: usize = 30;
+
+    fn new(key: &str) -> Key {
+        match u8::try_from(key.len()) {
+            Ok(len) if key.len() <= Key::INLINE => {
+                let mut bytes = [0u8; Key::INLINE];
+                bytes[..key.len()].copy_from_slice(key.as_bytes());
+                Key::Short { len, bytes }
+            }
+            _ => Key::Long(key.into()),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Short { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Key::Long(key) => key.as_bytes(),
+        }
+    }
+}
+
 /// Values stored with their token.
 macro_rules! keyed_by_token {
     ($($t:ty),*) => {$(
         impl Keyed for $t {
-            type Entry = (Box<str>, $t);
+            type Entry = (Key, $t);
             fn entry(key: &str, value: Self) -> Self::Entry {
-                (key.into(), value)
+                (Key::new(key), value)
             }
             fn key(entry: &Self::Entry) -> &[u8] {
-                entry.0.as_bytes()
+                entry.0.bytes()
             }
             fn value(entry: &Self::Entry) -> &Self {
                 &entry.1
