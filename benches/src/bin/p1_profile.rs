@@ -1,6 +1,7 @@
-//! `p1_profile [N] [RELEASES] [model]`: parses the P1 revision N times
-//! (default 20; RELEASES default 3000), or with `model` builds it N times
-//! from its values (`floor::rebuild`, no text read), for a profiler (`valgrind --tool=callgrind`,
+//! `p1_profile [N] [RELEASES] [model] [crlf]`: parses the P1 revision N
+//! times (default 20; RELEASES default 3000; with `crlf`, its lines ended
+//! by CRLF), or with `model` builds it N times from its values
+//! (`floor::rebuild`, no text read), for a profiler (`valgrind --tool=callgrind`,
 //! `perf record`): instruction counts of the parser alone, without
 //! criterion's machinery. Prints the releases parsed, so nothing is
 //! optimized away.
@@ -16,7 +17,10 @@ fn main() -> ExitCode {
         .collect();
     let n = args.first().copied().unwrap_or(20);
     let releases = args.get(1).copied().unwrap_or(3_000);
-    let (text, _) = corpus::large_revision(releases, setup::SEED);
+    let (mut text, _) = corpus::large_revision(releases, setup::SEED);
+    if std::env::args().any(|a| a == "crlf") {
+        text = text.replace('\n', "\r\n");
+    }
     let mut total = 0usize;
     if std::env::args().any(|a| a == "model") {
         let revision = match nenjim_journal_parser::parse(&text) {

@@ -63,7 +63,7 @@ fn assert_same(text: &str, warm: &mut (Interner, Interner)) {
     assert_eq!(read(text, true, &mut warm.1), reference, "text:\n{text}");
 }
 
-const BYTES: &[u8] = b" \"\\xA0.-_,()[]*#\n";
+const BYTES: &[u8] = b" \"\\xA0.-_,()[]*#\n\r";
 
 #[test]
 fn the_seed_reads_the_same_both_ways() {
@@ -75,13 +75,22 @@ fn the_seed_reads_the_same_both_ways() {
 
 #[test]
 fn every_one_byte_edit_reads_the_same_both_ways() {
+    one_byte_edits(SEED);
+}
+
+#[test]
+fn every_one_byte_edit_of_the_crlf_seed_reads_the_same_both_ways() {
+    one_byte_edits(&SEED.replace('\n', "\r\n"));
+}
+
+fn one_byte_edits(seed: &str) {
     let mut warm = (Interner::default(), Interner::default());
-    let _ = read(SEED, false, &mut warm.0);
-    let _ = read(SEED, true, &mut warm.1);
-    let seed = SEED.as_bytes();
+    let _ = read(seed, false, &mut warm.0);
+    let _ = read(seed, true, &mut warm.1);
     // From the first release on: the header is read by the reference
     // either way.
-    let from = SEED.find("RELEASE").unwrap_or(0);
+    let from = seed.find("RELEASE").unwrap_or(0);
+    let seed = seed.as_bytes();
     for at in from..seed.len() {
         let mut edits: Vec<Vec<u8>> = Vec::new();
         let mut removed = seed.to_vec();

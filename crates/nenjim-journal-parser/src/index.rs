@@ -13,9 +13,9 @@
 //! Everything after this pass reads the masks, not the bytes, to find a
 //! line's end or a token's: the next set bit from a position is one load
 //! and a count of trailing zeros. A text with a control byte other than
-//! `\n` (a CR of a CRLF terminator, a tab, …) is flagged as a whole
-//! ([`Index::controls`]); its lines are then classified byte by byte, as
-//! section 1 requires the first offending byte's column.
+//! `\n` and the CR of a CRLF terminator (a lone CR, a tab, …) is flagged
+//! as a whole ([`Index::controls`]); its lines are then classified byte by
+//! byte, as section 1 requires the first offending byte's column.
 
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use sha2::{Digest as _, Sha256};
@@ -34,7 +34,7 @@ pub(crate) struct Index {
     /// Per 64-byte block, the `\n` and space bytes.
     stops: Vec<u64>,
     /// Whether the text holds a control byte (below 0x20, or 0x7f) other
-    /// than `\n`.
+    /// than `\n` and the CR of a CRLF terminator.
     controls: bool,
     /// The SHA-256 of the text.
     digest: RevisionDigest,
@@ -43,7 +43,7 @@ pub(crate) struct Index {
 /// The masks of one block of at most 64 bytes (a shorter block is padded
 /// with a byte that is neither a control, a space nor a newline).
 #[inline]
-fn classify(block: &[u8]) -> (u64, u64, u64) {
+fn classify(block: &[u8]) -> (u64, u64, u64, u64) {
     let mut padded = [b'a'; 64];
     let bytes: &[u8] = if block.len() == 64 {
         block
@@ -56,7 +56,8 @@ fn classify(block: &[u8]) -> (u64, u64, u64) {
     let space = u8x16::splat(b' ');
     let below = u8x16::splat(0x1f);
     let del = u8x16::splat(0x7f);
-    let (mut nl, mut sp, mut ctl) = (0u64, 0u64, 0u64);
+    let cr = u8x16::splat(b'\r');
+    let (mut nl, mut sp, mut ctl, mut crs) = (0u64, 0u64, 0u64, 0u64);
     for (lane, part) in bytes.chunks_exact(16).enumerate() {
         let mut array = [0u8; 16];
         array.copy_from_slice(part);
@@ -67,8 +68,9 @@ fn classify(block: &[u8]) -> (u64, u64, u64) {
         nl |= mask(v.cmp_eq(newline));
         sp |= mask(v.cmp_eq(space));
         ctl |= mask(v.min(below).cmp_eq(v) | v.cmp_eq(del));
+        crs |= mask(v.cmp_eq(cr));
     }
-    (nl, sp, ctl)
+    (nl, sp, ctl, crs)
 }
 
 impl Index {
@@ -80,13 +82,24 @@ impl Index {
         let mut newlines = Vec::with_capacity(blocks);
         let mut stops = Vec::with_capacity(blocks);
         let mut others = 0u64;
+        // A CR in the last byte of the previous block, which is part of a
+        // CRLF terminator if this block starts with `\n`.
+        let mut pending_cr = false;
         let mut hasher = Sha256::new();
         for chunk in bytes.chunks(CHUNK) {
             for block in chunk.chunks(64) {
-                let (nl, sp, ctl) = classify(block);
+                let (nl, sp, ctl, cr) = classify(block);
                 newlines.push(nl);
                 stops.push(nl | sp);
-                others |= ctl & !nl;
+                if pending_cr && nl & 1 == 0 {
+                    others |= 1;
+                }
+                // The CRs directly followed by `\n` end lines; a CR in the
+                // block's last byte is decided by the next block.
+                let crlf = cr & (nl >> 1);
+                let last = cr & (1 << 63);
+                pending_cr = last != 0;
+                others |= ctl & !nl & !crlf & !last;
             }
             if hash {
                 hasher.update(chunk);
@@ -95,12 +108,14 @@ impl Index {
         Index {
             newlines,
             stops,
-            controls: others != 0,
+            // A CR at the very end of the text is a lone CR.
+            controls: others != 0 || pending_cr,
             digest: RevisionDigest::from_bytes(hasher.finalize().into()),
         }
     }
 
-    /// Whether the text holds a control byte other than `\n`.
+    /// Whether the text holds a control byte other than `\n` and the CR
+    /// of a CRLF terminator.
     pub(crate) fn controls(&self) -> bool {
         self.controls
     }
@@ -149,8 +164,9 @@ mod tests {
             for at in [0usize, 1, 15, 16, 31, 47, 63] {
                 let mut block = [b'x'; 64];
                 block[at] = b;
-                let (nl, sp, ctl) = classify(&block);
+                let (nl, sp, ctl, cr) = classify(&block);
                 let bit = 1u64 << at;
+                assert_eq!(cr, if b == b'\r' { bit } else { 0 });
                 assert_eq!(nl == bit, b == b'\n', "{b} at {at}");
                 assert_eq!(nl, if b == b'\n' { bit } else { 0 });
                 assert_eq!(sp, if b == b' ' { bit } else { 0 });
@@ -191,7 +207,15 @@ mod tests {
             assert!(!index.controls());
             assert_eq!(index.digest(), RevisionDigest::of_text(&text));
         }
-        assert!(Index::new("a\r\nb", false).controls());
+        assert!(!Index::new("a\r\nb\r\n", false).controls());
+        assert!(Index::new("a\rb", false).controls());
+        assert!(Index::new("a\r", false).controls());
+        assert!(Index::new("a\r\r\n", false).controls());
+        // A CR in the last byte of a block, and its `\n` (or not) in the next.
+        let at_edge = |after: &str| format!("{}\r{after}", "x".repeat(63));
+        assert!(!Index::new(&at_edge("\nb"), false).controls());
+        assert!(Index::new(&at_edge("b\n"), false).controls());
+        assert!(Index::new(&at_edge(""), false).controls());
         assert!(Index::new(&format!("{}\t", "x".repeat(5000)), false).controls());
         assert_eq!(Index::new("", true).next_newline(0), None);
     }

@@ -251,9 +251,7 @@ impl<'a> Iterator for Lines<'a> {
         let (end, terminated) = match self.index.next_newline(start) {
             Some(n) => {
                 self.at = n + 1;
-                let cr = self.index.controls()
-                    && n > start
-                    && self.text.as_bytes().get(n - 1) == Some(&b'\r');
+                let cr = n > start && self.text.as_bytes().get(n - 1) == Some(&b'\r');
                 (if cr { n - 1 } else { n }, true)
             }
             None => {
@@ -345,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_clean_only_in_a_text_without_control_bytes() {
+    fn lines_are_clean_only_in_a_text_without_other_control_bytes() {
         let lines: Vec<(&str, bool)> = Lines::new("a\r\nb\tc\r\nd\r\re\n\x7f\nlast\r")
             .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
             .unwrap_or_default();
@@ -360,6 +358,10 @@ mod tests {
             ]
         );
         let lines: Vec<(&str, bool)> = Lines::new("a b\n\nc")
+            .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
+            .unwrap_or_default();
+        assert_eq!(lines, vec![("a b", true), ("", true), ("c", true)]);
+        let lines: Vec<(&str, bool)> = Lines::new("a b\r\n\r\nc\r\n")
             .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
             .unwrap_or_default();
         assert_eq!(lines, vec![("a b", true), ("", true), ("c", true)]);
