@@ -10,6 +10,7 @@
 //! | `NENJIM_BENCH_MILLION` | 1000000 | P7: files of the million-revision root (and a tenth of it for growth) |
 //! | `NENJIM_BENCH_P7_RUNS` | 3 | P7: timed runs of each measure (the median is reported) |
 //! | `NENJIM_BENCH_S3_ARTIFACTS` | 500 | P10: artifacts (two revisions each) of the root in moto's S3 bucket |
+//! | `NENJIM_BENCH_LEDGER_LARGE` | 100000 | P11: revisions of the larger ledger root refreshed (the smaller has 1 000) |
 
 use std::fs;
 use std::io;

@@ -182,6 +182,14 @@ pub fn run(
         "p1_ingest/sha256_floor",
         Target::None,
     ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "build the same revision again from its values through the api builders (no text read, nothing hashed) vs SHA-256 alone",
+        "p1_ingest/build_model",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
     if let Some(p1) = result(t, "p1_ingest") {
         // Linear time: the parse of the large revision against the parse of
         // one with a tenth of its releases, in the same run, against the
@@ -528,6 +536,46 @@ pub fn run(
                 ),
             });
         }
+    }
+
+    if let Some(p11) = result(t, "p11_ledger_refresh") {
+        sizes.push(format!(
+            "P11: ledger roots of {} and {} revisions (the P3/P6 corpus), each refreshed from a state without its 10 newest",
+            p11["small"]["files"], p11["large"]["files"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P11 ledger refresh",
+        "refresh finding 10 new revisions of the larger ledger root vs of the 1 000-revision one",
+        "p11_ledger_refresh/large",
+        "p11_ledger_refresh/small",
+        Target::AtMost(2.0),
+    ));
+    if let Some(p11) = result(t, "p11_ledger_refresh") {
+        // The same refresh of the same roots in an in-memory bucket: its
+        // requests must not grow with the root.
+        let (small, large) = (&p11["small"]["requests"], &p11["large"]["requests"]);
+        rows.push(Row {
+            bench: "P11 ledger refresh".to_owned(),
+            what: "requests of that refresh on a bucket: larger root vs smaller".to_owned(),
+            ratio: match (large["total"].as_f64(), small["total"].as_f64()) {
+                (Some(l), Some(s)) if s > 0.0 => Some(l / s),
+                _ => None,
+            },
+            target: Target::AtMost(1.0),
+            detail: format!(
+                "{} revisions: LIST {}, GET {}, HEAD {}; {} revisions: LIST {}, GET {}, HEAD {}",
+                p11["large"]["files"],
+                large["list"],
+                large["get"],
+                large["head"],
+                p11["small"]["files"],
+                small["list"],
+                small["get"],
+                small["head"]
+            ),
+        });
     }
 
     let mut md = String::new();

@@ -3,9 +3,28 @@
 use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::model::build;
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 
 use crate::chain::Chain;
 use crate::{ChainState, Located, Outcome, rewrite};
+
+/// Rule 1 of section 6: a text of `artifact` at `version` with digest
+/// `found`, when that revision is stored with digest `stored` (a stored
+/// revision never changes). Ingestion and a refresh that only hashes the
+/// files it holds both report it so.
+pub fn conflict(
+    artifact: &ArtifactCoordinate,
+    version: JournalVersion,
+    found: &RevisionDigest,
+    stored: &RevisionDigest,
+) -> JournalError {
+    error::error(
+        ErrorKind::Conflict,
+        format!(
+            "found revision {artifact} {version} with digest {found}, but {artifact} {version} is already stored with digest {stored}; expected the identical text (a stored revision never changes)"
+        ),
+    )
+}
 
 impl ChainState {
     /// Decides `revision`'s place and, only if every check passes, records
@@ -27,13 +46,7 @@ impl ChainState {
             if stored.digest() == digest {
                 return Ok((stored.clone(), Outcome::Unchanged));
             }
-            return Err(error::error(
-                ErrorKind::Conflict,
-                format!(
-                    "found revision {artifact} {version} with digest {digest}, but {artifact} {version} is already stored with digest {}; expected the identical text (a stored revision never changes)",
-                    stored.digest()
-                ),
-            ));
+            return Err(conflict(artifact, version, digest, stored.digest()));
         }
 
         let predecessor = match (revision.predecessor(), chain) {

@@ -145,6 +145,7 @@ use nenjim_journal_api::valuetypes::{
 };
 
 pub use crate::events::events;
+pub use crate::ingest::conflict;
 
 /// What ingesting one revision did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -271,6 +271,18 @@ pub struct RootArgs {
     /// (read-only, in memory).
     #[arg(long)]
     pub examples: bool,
+    /// For a root in an object store: keep the revision files read in this
+    /// directory and read them from it next time (checked by their SHA-256;
+    /// default `$XDG_CACHE_HOME/nenjim-journal`, else
+    /// `$HOME/.cache/nenjim-journal`).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// For a root in an object store: read every revision file from the
+    /// store (a cached copy is the recorded bytes, so a read through the
+    /// cache does not notice a revision file changed or deleted in the
+    /// store since).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `check <root> [--examples] [--json]`

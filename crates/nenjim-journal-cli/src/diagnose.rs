@@ -25,11 +25,11 @@ use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{
     EXAMPLE_SUFFIX, EntryKind, FileSystem, LoadOptions, RUNTIME_SUFFIX, ScannedArtifact,
-    ScannedEntry, ScannedFile, ScannedItem, Store as _,
+    ScannedEntry, ScannedFile, ScannedItem,
 };
+use nenjim_journal_store::BlobStore as _;
 
 use crate::address::Address;
-
 use crate::failure::CliError;
 use crate::report::path_text;
 
@@ -482,8 +482,8 @@ mod tests {
     use std::path::Path;
 
     use nenjim_journal_api::valuetypes::RevisionDigest;
-    use nenjim_journal_fs::{RealFileSystem, Store as _};
     use nenjim_journal_objstore::ObjectFs;
+    use nenjim_journal_store::{BlobStore as _, RealFileSystem};
     use nenjim_journal_testkit::texts::{Root, bare_genesis, broken_root, files, restated};
 
     use super::{Diagnosis, scan_with};
@@ -532,9 +532,7 @@ mod tests {
         let bucket = ObjectFs::memory().unwrap();
         let root = Path::new("/journals/broken");
         for (relative, bytes) in files(dir.path()) {
-            bucket
-                .create(&root.join(relative), &bytes, Path::new("/tmp"))
-                .unwrap();
+            bucket.put_if_absent(&root.join(relative), &bytes).unwrap();
         }
         let from_bucket = scan_with(&bucket, root, false, usize::MAX).unwrap();
         assert_eq!(rows(&from_bucket, root), expected);

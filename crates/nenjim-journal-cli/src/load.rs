@@ -51,7 +51,18 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     let assembly = match crate::address::locate(&args.root)? {
         Address::Local(root) => JournalAssembly::with_options(root, options),
         // `journal_root()` is then the root's path inside the store.
-        Address::Object { store, root } => JournalAssembly::with_file_system(root, options, store),
+        Address::Object { store, root } => {
+            let dir = if args.no_cache {
+                None
+            } else {
+                args.cache.clone().or_else(crate::cache::default_dir)
+            };
+            let fs: Arc<dyn nenjim_journal_fs::FileSystem> = match dir {
+                Some(dir) => Arc::new(crate::cache::Cached::new(store, dir)),
+                None => store,
+            };
+            JournalAssembly::with_file_system(root, options, fs)
+        }
     };
     let process = assembly.process();
     let started = Instant::now();

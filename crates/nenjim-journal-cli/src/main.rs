@@ -19,13 +19,15 @@
 //! `recommend`) goes through the root's one writer,
 //! `nenjim_journal_writer::FsJournalWriter` (its lease and ledger), see
 //! `commands/publish.rs`; `put-blob` and `successor -o` create new files
-//! only, through the writer's create-if-absent (`Store::create_by_digest`
-//! and `Store::create` of `nenjim_journal_fs`).
+//! only, through the storage seam's create-if-absent
+//! (`BlobStore::put_by_digest` and `BlobStore::put_if_absent` of
+//! `nenjim_journal_store`).
 #![forbid(unsafe_code)]
 
 mod address;
 mod args;
 mod atom;
+mod cache;
 mod commands;
 mod diagnose;
 mod failure;

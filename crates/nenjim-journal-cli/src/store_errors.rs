@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{self, ErrorContext as _};
-use nenjim_journal_fs::Store as _;
+use nenjim_journal_store::BlobStore as _;
 
 use crate::address::{Address, locate};
 use crate::args::Command;

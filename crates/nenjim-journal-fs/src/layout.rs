@@ -14,11 +14,12 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
 use crate::LoadOptions;
-use crate::file_system::{EntryKind, FileSystem};
+use nenjim_journal_store::{EntryKind, FileSystem};
 
-/// The suffix of a runtime revision file (section 7): the one home of the
-/// name, for every tool that looks for revision files.
-pub const RUNTIME_SUFFIX: &str = ".journal";
+/// The suffix of a runtime revision file (section 7), for every tool that
+/// looks for revision files: the seam's
+/// [`REVISION_SUFFIX`](nenjim_journal_store::ledger::REVISION_SUFFIX), its one home.
+pub const RUNTIME_SUFFIX: &str = nenjim_journal_store::ledger::REVISION_SUFFIX;
 /// The suffix of a version-controlled example file (section 7).
 pub const EXAMPLE_SUFFIX: &str = ".journal.example";
 
@@ -63,34 +64,33 @@ impl RevisionFile {
     }
 }
 
-/// Checks the root itself: it exists, is a directory and can be listed.
-/// Returns its entry names, sorted.
-fn root_entries(
-    fs: &dyn FileSystem,
-    root: &Path,
-) -> Result<Vec<(OsString, Option<EntryKind>)>, JournalError> {
-    let root_error = |error: io::Error, listing: bool| {
-        let (kind, message) = match error.kind() {
-            io::ErrorKind::NotFound => (
-                ErrorKind::RootMissing,
-                "found no Journal root here, expected an existing directory".to_owned(),
-            ),
-            _ if listing => (
-                ErrorKind::RootUnreadable,
-                format!("cannot list the Journal root: {error}"),
-            ),
-            _ => (
-                ErrorKind::RootUnreadable,
-                format!("cannot inspect the Journal root: {error}"),
-            ),
-        };
-        error::error(kind, message)
-            .with_path(root)
-            .with_source(error)
+/// The error of a root that cannot be inspected or listed.
+fn root_error(root: &Path, error: io::Error, listing: bool) -> JournalError {
+    let (kind, message) = match error.kind() {
+        io::ErrorKind::NotFound => (
+            ErrorKind::RootMissing,
+            "found no Journal root here, expected an existing directory".to_owned(),
+        ),
+        _ if listing => (
+            ErrorKind::RootUnreadable,
+            format!("cannot list the Journal root: {error}"),
+        ),
+        _ => (
+            ErrorKind::RootUnreadable,
+            format!("cannot inspect the Journal root: {error}"),
+        ),
     };
+    error::error(kind, message)
+        .with_path(root)
+        .with_source(error)
+}
+
+/// Checks the root itself: it exists and is a directory (`RootMissing`,
+/// `RootNotDirectory`, `RootUnreadable`); the writer's check too.
+pub(crate) fn check_root(fs: &dyn FileSystem, root: &Path) -> Result<(), JournalError> {
     // The root itself may be reached through a symbolic link (a configured
     // path is the owner's choice); entries below it never are.
-    let metadata = fs.metadata(root).map_err(|e| root_error(e, false))?;
+    let metadata = fs.metadata(root).map_err(|e| root_error(root, e, false))?;
     if metadata.kind() != EntryKind::Directory {
         return Err(error::error(
             ErrorKind::RootNotDirectory,
@@ -101,9 +101,19 @@ fn root_entries(
         )
         .with_path(root));
     }
+    Ok(())
+}
+
+/// Checks the root itself: it exists, is a directory and can be listed.
+/// Returns its entry names, sorted.
+fn root_entries(
+    fs: &dyn FileSystem,
+    root: &Path,
+) -> Result<Vec<(OsString, Option<EntryKind>)>, JournalError> {
+    check_root(fs, root)?;
     let mut names = fs
         .read_dir_with_kinds(root)
-        .map_err(|e| root_error(e, true))?;
+        .map_err(|e| root_error(root, e, true))?;
     names.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(names)
 }

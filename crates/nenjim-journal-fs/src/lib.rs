@@ -53,13 +53,14 @@
 //! concerns; I/O errors keep the OS error as their `source()`.
 //!
 //! The loader never creates, writes, renames, deletes, downloads or watches
-//! anything. All its disk access goes through the [`FileSystem`] trait
-//! ([`RealFileSystem`] for the real disk); [`load_with`] and
+//! anything. All its disk access goes through the storage seam
+//! (`nenjim-journal-store`): the read-only [`FileSystem`] trait
+//! ([`RealFileSystem`] for the real disk) and, on a root with a ledger, a
+//! [`LedgerReader`](ledger::LedgerReader); [`load_with`] and
 //! [`refresh_with`] take another implementation, e.g. one that injects
 //! faults in tests, or a root in an object store (the
-//! `nenjim-journal-objstore` crate). The writer's side, [`Store`], adds
-//! the conditional writes of the append path (create-if-absent,
-//! replace-if-unchanged) to the same abstraction.
+//! `nenjim-journal-objstore` crate), and [`load_recorded`] and
+//! [`ingest_recorded`] take any ledger.
 //!
 //! # Examples
 //!
@@ -102,8 +103,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod durable;
-mod file_system;
 mod layout;
 pub mod ledger;
 mod load;
@@ -111,8 +110,8 @@ mod pipeline;
 mod read;
 mod recorded;
 mod refresh;
+mod root;
 mod scan;
-mod store;
 
 use std::path::Path;
 
@@ -121,12 +120,11 @@ use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use nenjim_journal_chain::ChainState;
 
-pub use durable::{BUFFER_BYTES, TMP_PREFIX, measure, temporary_name};
-pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use layout::{EXAMPLE_SUFFIX, RUNTIME_SUFFIX};
+pub use nenjim_journal_store::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
+pub use root::normalize as normalize_root;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};
-pub use store::{Created, Store, Version};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.
@@ -151,6 +149,40 @@ impl LoadOptions {
     pub fn with_examples(self, include_examples: bool) -> LoadOptions {
         LoadOptions { include_examples }
     }
+}
+
+/// Checks that `root` in `fs` exists and is a directory, as a load does
+/// first (`RootMissing`, `RootNotDirectory`, `RootUnreadable`).
+pub fn check_root(fs: &dyn FileSystem, root: &Path) -> Result<(), JournalError> {
+    layout::check_root(fs, root)
+}
+
+/// Loads the root by the ledger `ledger` (any backend), reading the
+/// revision files it records through `fs`: the state and the ledger's tip
+/// (its last entry, a revision or a fence), or `None` for a root without
+/// a ledger. The ledger is read once.
+pub fn load_recorded(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+) -> Result<Option<(ChainState, u64)>, JournalError> {
+    match ledger::read_from(ledger)? {
+        Some(read) => Ok(Some((recorded::load(fs, root, &read)?, read.tip()))),
+        None => Ok(None),
+    }
+}
+
+/// Ingests into `state` the revisions that `entries` (the ledger's entries
+/// after the state's, in order) record, reading their files through `fs`,
+/// and returns the new state: what a writer that found the tip moved
+/// learns, without loading the root again.
+pub fn ingest_recorded(
+    fs: &dyn FileSystem,
+    root: &Path,
+    entries: &[ledger::Entry],
+    state: &ChainState,
+) -> Result<ChainState, JournalError> {
+    recorded::ingest(fs, root, entries, state)
 }
 
 /// Loads the whole root into a new state; fails on the first error, publishing nothing.
@@ -238,8 +270,11 @@ pub fn refresh_with(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    match ledger::read(fs, root)? {
-        Some(ledger) => recorded::refresh(fs, root, options, &ledger, state, publish),
-        None => refresh::refresh(fs, root, options, state, publish),
+    use ledger::LedgerReader as _;
+    let reader = ledger::SegmentedReader::new(fs, root);
+    if reader.exists()? {
+        recorded::refresh(fs, root, &reader, state, publish)
+    } else {
+        refresh::refresh(fs, root, options, state, publish)
     }
 }

@@ -7,9 +7,9 @@ use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
+use nenjim_journal_store::FileSystem;
 
 /// What one artifact's task found: the files it listed, the revisions it
 /// parsed from them, in order, and the error that stopped it, if any.

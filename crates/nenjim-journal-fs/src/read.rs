@@ -6,8 +6,8 @@ use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
-use crate::file_system::FileSystem;
 use crate::layout::RevisionFile;
+use nenjim_journal_store::FileSystem;
 
 fn too_large(file: &RevisionFile, len: u64) -> JournalError {
     error::error(
@@ -30,12 +30,29 @@ pub(crate) fn read_bytes(
     fs: &dyn FileSystem,
     file: &RevisionFile,
 ) -> Result<Vec<u8>, JournalError> {
+    read_bytes_with(file, |path| fs.read(path, MAX_FILE_LEN))
+}
+
+/// [`read_bytes`] of a file a ledger records with `digest`
+/// ([`FileSystem::read_recorded`]: a cache may answer it).
+pub(crate) fn read_recorded_bytes(
+    fs: &dyn FileSystem,
+    file: &RevisionFile,
+    digest: &nenjim_journal_api::valuetypes::RevisionDigest,
+) -> Result<Vec<u8>, JournalError> {
+    read_bytes_with(file, |path| fs.read_recorded(path, MAX_FILE_LEN, digest))
+}
+
+fn read_bytes_with(
+    file: &RevisionFile,
+    read: impl FnOnce(&std::path::Path) -> std::io::Result<Vec<u8>>,
+) -> Result<Vec<u8>, JournalError> {
     if let Some(len) = file.len
         && len > MAX_FILE_LEN
     {
         return Err(too_large(file, len));
     }
-    let bytes = fs.read(&file.path(), MAX_FILE_LEN).map_err(|e| {
+    let bytes = read(&file.path()).map_err(|e| {
         if e.kind() == std::io::ErrorKind::FileTooLarge {
             error::error(
                 ErrorKind::TooLarge,

@@ -5,21 +5,21 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::error::{ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, RevisionFile};
 use crate::ledger::{Ledger, RevisionPointer};
 use crate::read;
 use crate::{LoadOptions, pipeline};
+use nenjim_journal_store::FileSystem;
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
-    error::error(ErrorKind::LedgerMismatch, message).with_path(path)
+    nenjim_journal_store::ledger::mismatch(&path, message)
 }
 
 /// Reads the file `pointer` points at, checks its size and SHA-256 against
@@ -55,7 +55,7 @@ fn read_recorded(
             ),
         )
     };
-    let bytes = match read::read_bytes(fs, &file) {
+    let bytes = match read::read_recorded_bytes(fs, &file, pointer.digest()) {
         Ok(bytes) => bytes,
         Err(e)
             if e.kind() == ErrorKind::Io
@@ -119,8 +119,23 @@ pub(crate) fn load(
     root: &Path,
     ledger: &Ledger,
 ) -> Result<ChainState, JournalError> {
+    let revisions: Vec<_> = ledger.revisions().collect();
+    ingest_all(fs, root, &revisions, ChainState::new(), &mut |_| {})
+}
+
+/// Ingests the recorded revisions `revisions` (ascending by sequence, all
+/// after `state`'s) into `state`, reading them as [`load`] does (artifacts
+/// in parallel, in ledger order), handing each state to `publish` as soon
+/// as a revision is ingested. On an error, what was published stays.
+fn ingest_all(
+    fs: &dyn FileSystem,
+    root: &Path,
+    revisions: &[(u64, &RevisionPointer)],
+    mut state: ChainState,
+    publish: &mut dyn FnMut(&ChainState),
+) -> Result<ChainState, JournalError> {
     let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
-    for (sequence, pointer) in ledger.revisions() {
+    for &(sequence, pointer) in revisions {
         groups
             .entry(pointer.coordinate())
             .or_default()
@@ -129,8 +144,7 @@ pub(crate) fn load(
     let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
     groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
     let shared = SharedInterner::default();
-    let mut state = ChainState::new();
-    let mut expected = ledger.revisions().map(|(sequence, _)| sequence).peekable();
+    let mut expected = revisions.iter().map(|(sequence, _)| *sequence).peekable();
     let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
@@ -147,6 +161,7 @@ pub(crate) fn load(
             while let Some(&next) = expected.peek() {
                 if let Some(revision) = pending.remove(&next) {
                     ingest_at(&mut state, root, next, revision)?;
+                    publish(&state);
                     expected.next();
                 } else if let Some((s, _)) = &failed
                     && *s == next
@@ -226,59 +241,48 @@ fn ingest_at(
     }
 }
 
-/// Brings `state` up to date with `ledger`: the revisions recorded after
-/// the state's last sequence are read and ingested one at a time, each
-/// handed to `publish`; the recorded revisions the state already holds must
-/// be held under their recorded sequences. Counts the revision files of the
-/// root that the ledger does not record.
+/// Brings `state` up to date with the ledger `reader`: only the entries
+/// after the state's last sequence are read, and only the revisions they
+/// record (in parallel, as a load reads them), ingested one at a time in
+/// ledger order and each handed to `publish`. The revisions the state holds
+/// are counted as unchanged, never read again; the revision files the
+/// ledger does not record are not looked for (`check` lists them:
+/// [`crate::unrecorded`]). So a refresh costs what is new, whatever the
+/// size of the root.
 pub(crate) fn refresh(
     fs: &dyn FileSystem,
     root: &Path,
-    options: LoadOptions,
-    ledger: &Ledger,
+    reader: &dyn crate::ledger::LedgerReader,
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    let last = state.last_sequence();
-    let mut current = state.clone();
-    let (mut ingested, mut unchanged) = (0, 0);
-    let mut interner = Interner::default();
-    for (sequence, pointer) in ledger.revisions() {
-        if sequence <= last {
-            let held = state.by_sequence(sequence);
-            if held.as_ref().map(JournalRevision::digest) != Some(pointer.digest()) {
-                return Err(mismatch(
-                    crate::ledger::entry_path(root, sequence),
-                    format!(
-                        "found {} {} recorded at sequence {sequence}, but this Journal holds {} there; expected the numbering it was started with (restart it to load the ledger's)",
-                        pointer.coordinate(),
-                        pointer.version(),
-                        held.map_or_else(
-                            || "no revision".to_owned(),
-                            |r| format!("{} {}", r.coordinate(), r.journal_version())
-                        ),
-                    ),
-                ));
-            }
-            unchanged += 1;
-            continue;
-        }
-        let parsed = read_recorded(
-            fs,
-            &artifact_dir(root, pointer),
-            pointer,
-            &mut interner,
-            None,
-        )?;
-        let mut next = current.clone();
-        ingest_at(&mut next, root, sequence, parsed.into_revision())?;
-        current = next;
-        publish(current.clone());
+    let entries = crate::ledger::read_after(reader, state.last_sequence())?;
+    let revisions: Vec<_> = entries
+        .iter()
+        .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
+        .collect();
+    let mut ingested = 0;
+    ingest_all(fs, root, &revisions, state.clone(), &mut |next| {
         ingested += 1;
-    }
-    let held = |c: &ArtifactCoordinate, v| current.revision(c, v).is_some();
-    let unrecorded = unrecorded_files(fs, root, options, &held)?.len();
-    Ok(build::refresh_report(ingested, unchanged, unrecorded))
+        publish(next.clone());
+    })?;
+    let unchanged = usize::try_from(state.len()).unwrap_or(usize::MAX);
+    Ok(build::refresh_report(ingested, unchanged, 0))
+}
+
+/// Ingests the revisions `entries` record into `state` at their sequences
+/// (the writer's catch-up after `TipMoved`).
+pub(crate) fn ingest(
+    fs: &dyn FileSystem,
+    root: &Path,
+    entries: &[crate::ledger::Entry],
+    state: &ChainState,
+) -> Result<ChainState, JournalError> {
+    let revisions: Vec<_> = entries
+        .iter()
+        .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
+        .collect();
+    ingest_all(fs, root, &revisions, state.clone(), &mut |_| {})
 }
 
 /// The revision files of `root` that the Journal loaded from its ledger

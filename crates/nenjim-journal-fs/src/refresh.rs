@@ -3,16 +3,16 @@
 
 use std::path::Path;
 
-use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, SharedInterner};
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
+use nenjim_journal_store::FileSystem;
 
 /// What the parallel step of a refresh learned about one file.
 #[derive(Debug)]
@@ -57,13 +57,11 @@ pub(crate) fn refresh(
                 match reread {
                     Reread::Known { stored, found } if stored == found => unchanged += 1,
                     Reread::Known { stored, found } => {
-                        return Err(error::error(
-                            ErrorKind::Conflict,
-                            format!(
-                                "found a text with digest {found} for {} {}, expected the stored \
-                                 revision's digest {stored} (a stored revision never changes)",
-                                file.coordinate, file.version,
-                            ),
+                        return Err(nenjim_journal_chain::conflict(
+                            &file.coordinate,
+                            file.version,
+                            &found,
+                            &stored,
                         )
                         .with_path(file.path()));
                     }

@@ -9,9 +9,9 @@ use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_parser::Interner;
 
-use crate::file_system::FileSystem;
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, RealFileSystem, read};
+use nenjim_journal_store::FileSystem;
 
 /// One entry of the root, as a scan found it.
 #[derive(Debug)]

@@ -176,7 +176,7 @@ where
 mod tests {
     use std::path::Path;
 
-    use nenjim_journal_fs::Store as _;
+    use nenjim_journal_store::BlobStore as _;
 
     use super::{Address, parse_address_with_env};
 

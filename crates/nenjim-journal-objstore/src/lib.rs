@@ -5,7 +5,7 @@
 //! # Brief overview
 //!
 //! [`ObjectFs`] implements the loader's [`FileSystem`] and the writer's
-//! [`Store`] over an [`ObjectStore`], so that the reference Journal
+//! [`BlobStore`] over an [`ObjectStore`], so that the reference Journal
 //! (`JournalAssembly::with_file_system`) loads and refreshes a root in a
 //! bucket, and `FsJournalWriter::open_store` appends to it, with the same
 //! rules, errors and sequences as a root on a local disk. It is a crate of
@@ -17,20 +17,20 @@
 //! `/journals/main/left-pad/20261129T101530Z.journal` is the key
 //! `journals/main/left-pad/20261129T101530Z.journal`. A "directory" is a
 //! key prefix: it exists when some object has it, and the writer's
-//! [`Store::ensure_dir`] puts an empty `.keep` object in it (a hidden name,
+//! [`ObjectFs::ensure_dir`] puts an empty `.keep` object in it (a hidden name,
 //! ignored by the loader), so that an empty root exists once created.
 //!
 //! | the local root | in an object store |
 //! | --- | --- |
 //! | a revision, a segment: temporary file, fsync, hard link | one put, created only if absent (`If-None-Match: *`) |
-//! | a blob, streamed and named by its SHA-256 | spooled while hashed, then one put created only if absent (a multipart upload above [`SINGLE_PUT_MAX`], see [`Store::create_by_digest`]) |
+//! | a blob, streamed and named by its SHA-256 | spooled while hashed, then one put created only if absent (a multipart upload above [`SINGLE_PUT_MAX`], see [`BlobStore::put_by_digest`]) |
 //! | a ledger entry: a symbolic link whose target is the record | an object holding the record, created only if absent |
 //! | the lease, replaced under a `flock` | replaced by a put only if its ETag is unchanged (`If-Match`) |
 //!
 //! # Stores that lie, and answers that are lost
 //!
 //! Some S3 clones and emulators ignore preconditions. A writer's open calls
-//! [`Store::check_conditional_writes`], which puts a probe object twice and
+//! [`BlobStore::check_conditional_writes`], which puts a probe object twice and
 //! requires the second create to be refused; a store that accepts it is
 //! refused for writing. A create whose answer is lost (a timeout, an
 //! `object_store` retry that finds its own first attempt, a `409 Conflict`
@@ -55,31 +55,49 @@
 //! record: one LIST of the root (with a delimiter) and one recursive, paged
 //! listing that reads ahead every artifact's listing (a LIST per thousand
 //! objects), not one LIST per artifact.
+//!
+//! # The crate's files, one job each
+//!
+//! `lib.rs` (the store, its counters, the seam's `FileSystem` and
+//! `BlobStore` over it), `keys.rs` (root paths as keys), `errors.rs`
+//! (`object_store` errors as the local file system's kinds; versions),
+//! `listing.rs` (directories as prefixes, the read-ahead of a root's
+//! listings, `.keep`), `settle.rs` (a lost or refused answer settled by
+//! reading back), `multipart.rs` (blobs: the spool and the multipart
+//! upload), `reader.rs` (streamed bodies), `address.rs` (URLs).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
-use std::io::{self, Read, Seek as _, SeekFrom};
-use std::path::{Component, Path, PathBuf};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::TryStreamExt as _;
-use futures::stream::BoxStream;
 use nenjim_journal_api::valuetypes::ContentPointer;
-use nenjim_journal_fs::{Created, EntryKind, EntryMetadata, FileSystem, Store, Version};
-use object_store::path::{Path as Key, PathPart};
+use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
+use object_store::path::Path as Key;
 use object_store::{
     ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, PutPayload, UpdateVersion,
-    WriteMultipart,
 };
 
 pub mod address;
+mod errors;
+mod keys;
+mod listing;
+mod multipart;
+mod reader;
+mod settle;
 
 pub use address::{Address, parse_address, parse_address_with_env};
+pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};
+
+use crate::errors::{io_error, refused, too_large, version_of};
+use crate::keys::key;
 
 /// How many requests of each kind an [`ObjectFs`] made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,14 +128,14 @@ fn bump(counter: &AtomicU64) {
 }
 
 /// A root's store in an [`ObjectStore`]: the loader's [`FileSystem`] and
-/// the writer's [`Store`] (see the [crate docs](crate)).
+/// the writer's [`BlobStore`] (see the [crate docs](crate)).
 pub struct ObjectFs {
     store: Arc<dyn ObjectStore>,
     location: String,
-    /// Shared with the readers [`Store::open`] hands out.
+    /// Shared with the readers [`BlobStore::open`] hands out.
     runtime: Arc<tokio::runtime::Runtime>,
     /// Blobs up to this size go in one conditional put, larger ones in a
-    /// multipart upload (see [`Store::create_by_digest`]).
+    /// multipart upload (see [`BlobStore::put_by_digest`]).
     single_put_max: u64,
     counters: Counters,
     /// Directories known to exist (their `.keep` is there).
@@ -139,78 +157,11 @@ impl fmt::Debug for ObjectFs {
     }
 }
 
+/// The largest ledger entry (one record) read.
+const RECORD_MAX: u64 = 64 * 1024;
+
 /// The name of the empty object that makes a directory exist.
 pub const KEEP: &str = ".keep";
-
-/// The largest blob [`Store::create_by_digest`] sends in one conditional
-/// put (`If-None-Match: *`) by default; a larger one goes in a multipart
-/// upload of [`PART_BYTES`] parts (see [`ObjectFs::with_single_put_max`]).
-pub const SINGLE_PUT_MAX: u64 = 64 * 1024 * 1024;
-
-/// The part size of a multipart upload (S3 takes parts of 5 MiB and more).
-pub const PART_BYTES: usize = 16 * 1024 * 1024;
-
-/// How much of a blob being put stays in memory before the rest is spooled
-/// to a temporary file.
-const SPOOL_IN_MEMORY: usize = 8 * 1024 * 1024;
-
-/// How many parts of a multipart upload are in flight at once.
-const PARTS_IN_FLIGHT: usize = 2;
-
-/// The io error of an `object_store` error, with the local file system's kinds.
-fn io_error(error: object_store::Error) -> io::Error {
-    let kind =
-        match &error {
-            object_store::Error::NotFound { .. } => io::ErrorKind::NotFound,
-            object_store::Error::AlreadyExists { .. }
-            | object_store::Error::Precondition { .. } => io::ErrorKind::AlreadyExists,
-            object_store::Error::InvalidPath { .. } => io::ErrorKind::InvalidInput,
-            object_store::Error::NotSupported { .. }
-            | object_store::Error::NotImplemented { .. } => io::ErrorKind::Unsupported,
-            _ => io::ErrorKind::Other,
-        };
-    io::Error::new(kind, error)
-}
-
-/// Whether a put was refused because the object exists or changed.
-fn refused(error: &object_store::Error) -> bool {
-    matches!(
-        error,
-        object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }
-    )
-}
-
-/// The key of a root path: its normal components joined with `/`.
-fn key(path: &Path) -> io::Result<Key> {
-    let mut parts = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::CurDir => {}
-            Component::Normal(name) => match name.to_str() {
-                Some(name) => parts.push(PathPart::from(name.to_owned())),
-                None => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "{} is not valid UTF-8, expected an object key",
-                            path.display()
-                        ),
-                    ));
-                }
-            },
-            Component::ParentDir | Component::Prefix(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "{} has a `..` or a drive, expected a path inside the store",
-                        path.display()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(Key::from_iter(parts))
-}
 
 impl ObjectFs {
     /// A root store over `store`; `location` names it in messages (e.g.
@@ -264,6 +215,47 @@ impl ObjectFs {
         }
     }
 
+    /// The bytes of `key` and its metadata, never more than `limit + 1` of
+    /// them read: an object whose answer says it holds more than `limit`
+    /// is refused (`FileTooLarge`) before its body is read, and a body
+    /// longer than its answer said is cut off after `limit + 1` bytes.
+    fn get_bounded(
+        &self,
+        key: &Key,
+        limit: u64,
+    ) -> Result<io::Result<(Vec<u8>, object_store::ObjectMeta)>, object_store::Error> {
+        self.runtime.block_on(self.get_bounded_async(key, limit))
+    }
+
+    /// [`get_bounded`](Self::get_bounded), on the runtime.
+    async fn get_bounded_async(
+        &self,
+        key: &Key,
+        limit: u64,
+    ) -> Result<io::Result<(Vec<u8>, object_store::ObjectMeta)>, object_store::Error> {
+        use futures::StreamExt as _;
+        bump(&self.counters.get);
+        let result = self.store.get(key).await?;
+        let meta = result.meta.clone();
+        if meta.size > limit {
+            return Ok(Err(too_large(meta.size)));
+        }
+        let wanted = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.size).unwrap_or(0));
+        let mut stream = result.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            let room = wanted - bytes.len();
+            bytes.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+            if bytes.len() == wanted {
+                // More than the answer said: stop reading (the rest of the
+                // body is dropped with the stream).
+                break;
+            }
+        }
+        Ok(Ok((bytes, meta)))
+    }
+
     fn get(&self, key: &Key) -> Result<(Vec<u8>, object_store::ObjectMeta), object_store::Error> {
         bump(&self.counters.get);
         self.runtime.block_on(async {
@@ -284,12 +276,20 @@ impl ObjectFs {
     }
 
     fn put(&self, key: &Key, bytes: &[u8], mode: PutMode) -> Result<(), object_store::Error> {
+        self.put_versioned(key, bytes, mode).map(|_| ())
+    }
+
+    fn put_versioned(
+        &self,
+        key: &Key,
+        bytes: &[u8],
+        mode: PutMode,
+    ) -> Result<object_store::PutResult, object_store::Error> {
         bump(&self.counters.put);
         let payload = PutPayload::from(bytes.to_vec());
         let options = PutOptions::from(mode);
         self.runtime
             .block_on(self.store.put_opts(key, payload, options))
-            .map(|_| ())
     }
 
     /// Whether an object has the key `key` (one HEAD).
@@ -300,128 +300,6 @@ impl ObjectFs {
             Err(object_store::Error::NotFound { .. }) => Ok(false),
             Err(e) => Err(io_error(e)),
         }
-    }
-
-    /// Puts everything `reader` yields at `key` in a multipart upload of
-    /// [`PART_BYTES`] parts, at most [`PARTS_IN_FLIGHT`] at once (so at
-    /// most that many parts are in memory); aborted on an error.
-    fn upload(&self, key: &Key, reader: &mut dyn Read) -> io::Result<()> {
-        let parts = AtomicU64::new(0);
-        let result = self.runtime.block_on(async {
-            let upload = self.store.put_multipart(key).await.map_err(io_error)?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
-            let mut buffer = vec![0u8; nenjim_journal_fs::BUFFER_BYTES];
-            loop {
-                let n = match reader.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        let _ = writer.abort().await;
-                        return Err(e);
-                    }
-                };
-                if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
-                    let _ = writer.abort().await;
-                    return Err(io_error(e));
-                }
-                writer.write(buffer.get(..n).unwrap_or_default());
-                parts.fetch_add(n as u64, Ordering::Relaxed);
-            }
-            writer.finish().await.map(|_| ()).map_err(io_error)
-        });
-        // The initiation, each part, the completion.
-        let bytes = parts.load(Ordering::Relaxed);
-        self.counters.put.fetch_add(
-            bytes.div_ceil(PART_BYTES as u64).max(1) + 2,
-            Ordering::Relaxed,
-        );
-        result
-    }
-
-    /// Creates `key` with `bytes` if absent; a refusal or a lost answer is
-    /// settled by reading the object back: `Ok(true)` if it now holds
-    /// exactly `bytes` (this call's object, whose answer was lost, or the
-    /// same bytes put before), `Ok(false)` if it holds others.
-    fn create_settled(&self, key: &Key, bytes: &[u8]) -> io::Result<bool> {
-        match self.put(key, bytes, PutMode::Create) {
-            Ok(()) => Ok(true),
-            Err(error) => match self.get_if_exists(key)? {
-                Some(found) => Ok(found == bytes),
-                // Nothing there: the create failed (a refusal without an
-                // object is a store that lies: report it as it came).
-                None => Err(io_error(error)),
-            },
-        }
-    }
-
-    /// Reads ahead the listings of the sub-directories `dirs` of `path`
-    /// (key `prefix`) with one recursive, paged listing instead of one
-    /// listing each: a walk of a root (the loader's second level) then costs
-    /// a LIST per thousand objects, not one per artifact. The listing
-    /// starts after the names `.` to `.z` (the ledger's `.ledger/`, whose
-    /// entries a walk never lists): those sub-directories are listed when
-    /// asked for. Each read-ahead listing is handed out once, and a later
-    /// listing of `path` reads them again.
-    fn prefetch(&self, path: &Path, prefix: &Key, dirs: &[String]) -> io::Result<()> {
-        let depth = prefix.parts().count();
-        let offset = prefix.clone().join(".z");
-        let mut children: BTreeMap<String, BTreeSet<(String, bool)>> = dirs
-            .iter()
-            .filter(|d| d.as_str() > ".z")
-            .map(|d| (d.clone(), BTreeSet::new()))
-            .collect();
-        let objects: Vec<object_store::ObjectMeta> = self
-            .runtime
-            .block_on(async {
-                let mut stream = self.store.list_with_offset(Some(prefix), &offset);
-                let mut objects = Vec::new();
-                while let Some(object) = stream.try_next().await? {
-                    objects.push(object);
-                }
-                Ok::<_, object_store::Error>(objects)
-            })
-            .map_err(io_error)?;
-        // A listing page holds at most 1 000 keys (S3's, GCS's and Azure's limit).
-        self.counters.list.fetch_add(
-            (objects.len() as u64).div_ceil(1000).max(1),
-            Ordering::Relaxed,
-        );
-        for object in objects {
-            let parts: Vec<PathPart<'_>> = object.location.parts().skip(depth).collect();
-            if let (Some(dir), Some(name)) = (parts.first(), parts.get(1))
-                && let Some(entries) = children.get_mut(dir.as_ref())
-            {
-                entries.insert((name.as_ref().to_owned(), parts.len() > 2));
-            }
-        }
-        let mut listings = self
-            .listings
-            .lock()
-            .map_err(|_| io::Error::other("a listing thread panicked"))?;
-        for (dir, entries) in children {
-            let listing = entries
-                .into_iter()
-                .map(|(name, is_dir)| {
-                    let kind = if is_dir {
-                        EntryKind::Directory
-                    } else {
-                        EntryKind::File
-                    };
-                    (OsString::from(name), Some(kind))
-                })
-                .collect();
-            listings.insert(path.join(dir), listing);
-        }
-        Ok(())
-    }
-
-    fn list_dir(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
-        bump(&self.counters.list);
-        let prefix = (!prefix.as_ref().is_empty()).then_some(prefix);
-        self.runtime
-            .block_on(self.store.list_with_delimiter(prefix))
-            .map_err(io_error)
     }
 }
 
@@ -465,54 +343,64 @@ impl FileSystem for ObjectFs {
     }
 
     fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Listing> {
-        // Listed already by the prefetch of its parent's listing: used once.
-        if let Some(listing) = self.listings.lock().ok().and_then(|mut l| l.remove(path)) {
-            return Ok(listing);
-        }
-        let prefix = key(path)?;
-        let listed = self.list_dir(&prefix)?;
-        let dirs: Vec<String> = listed
-            .common_prefixes
-            .iter()
-            .filter_map(|p| p.filename().map(str::to_owned))
-            .collect();
-        let files = listed.objects.iter().filter_map(|o| {
-            o.location
-                .filename()
-                .map(|n| (OsString::from(n), Some(EntryKind::File)))
-        });
-        let listing: Listing = dirs
-            .iter()
-            .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
-            .chain(files)
-            .collect();
-        if dirs.len() > 1 {
-            self.prefetch(path, &prefix, &dirs)?;
-        }
-        Ok(listing)
+        self.listing(path)
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let key = key(path)?;
-        let (bytes, meta) = self.get(&key).map_err(io_error)?;
-        if meta.size > limit {
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                format!("the object holds {} bytes", meta.size),
-            ));
-        }
-        Ok(bytes)
+        self.get_bounded(&key(path)?, limit)
+            .map_err(io_error)?
+            .map(|(bytes, _)| bytes)
     }
 
     fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.get(&key(path)?)
+        self.get_bounded(&key(path)?, RECORD_MAX)
+            .map_err(io_error)?
             .map(|(bytes, _)| bytes)
-            .map_err(io_error)
+    }
+
+    /// One GET per entry, all in flight at once.
+    fn read_records(&self, paths: &[PathBuf]) -> Vec<io::Result<Vec<u8>>> {
+        let keys: Vec<io::Result<Key>> = paths.iter().map(|p| key(p)).collect();
+        self.runtime
+            .block_on(futures::future::join_all(keys.into_iter().map(
+                |key| async move {
+                    let key = key?;
+                    self.get_bounded_async(&key, RECORD_MAX)
+                        .await
+                        .map_err(io_error)?
+                        .map(|(bytes, _)| bytes)
+                },
+            )))
     }
 }
 
-impl Store for ObjectFs {
-    fn create(&self, path: &Path, bytes: &[u8], _scratch: &Path) -> io::Result<Created> {
+impl BlobStore for ObjectFs {
+    fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
+        match self.get_bounded(&key(path)?, limit) {
+            // A body longer than its answer said is over the limit too.
+            Ok(Ok((bytes, _))) if bytes.len() as u64 > limit => Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("the object holds more than {limit} bytes (more than its answer said)"),
+            )),
+            Ok(Ok((bytes, meta))) => Ok(Some((bytes, version_of(&meta.e_tag, &meta.version)))),
+            Ok(Err(e)) => Err(e),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(io_error(e)),
+        }
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let listed = self.list_dir(&key(dir)?)?;
+        let dirs = listed.common_prefixes.iter().filter_map(|p| p.filename());
+        let files = listed.objects.iter().filter_map(|o| o.location.filename());
+        Ok(dirs
+            .chain(files)
+            .filter(|n| !n.starts_with('.'))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    fn put_if_absent(&self, path: &Path, bytes: &[u8]) -> io::Result<Created> {
         let key = key(path)?;
         match self.put(&key, bytes, PutMode::Create) {
             Ok(()) => Ok(Created::New),
@@ -532,36 +420,21 @@ impl Store for ObjectFs {
     /// done): its key is its digest, known only at the end, and a put needs
     /// its key first. Up to [`SINGLE_PUT_MAX`] bytes it then goes in one
     /// put created only if absent (`If-None-Match: *`; a refusal or a lost
-    /// answer settled as [`Store::create`] settles it), held in memory while
+    /// answer settled as [`BlobStore::put_if_absent`] settles it), held in memory while
     /// it is sent. A larger blob goes in a multipart upload, which
     /// `object_store` 0.14 cannot make conditional: its key is checked
     /// first (HEAD; present: [`Created::Exists`]), and since the key is the
     /// digest of the bytes, a writer racing to the same key writes the same
     /// bytes.
-    fn create_by_digest(
+    fn put_by_digest(
         &self,
         dir: &Path,
         reader: &mut dyn Read,
-        scratch: &Path,
     ) -> io::Result<(Created, ContentPointer)> {
-        let mut spool = tempfile::SpooledTempFile::new(SPOOL_IN_MEMORY);
-        let pointer = nenjim_journal_fs::measure(reader, &mut spool)?;
-        spool.seek(SeekFrom::Start(0))?;
-        let path = dir.join(pointer.digest().to_hex());
-        if pointer.size() <= self.single_put_max {
-            let mut bytes = Vec::with_capacity(usize::try_from(pointer.size()).unwrap_or(0));
-            spool.read_to_end(&mut bytes)?;
-            return Ok((self.create(&path, &bytes, scratch)?, pointer));
-        }
-        let key = key(&path)?;
-        if self.exists(&key)? {
-            return Ok((Created::Exists, pointer));
-        }
-        self.upload(&key, &mut spool)?;
-        Ok((Created::New, pointer))
+        self.put_spooled(dir, reader)
     }
 
-    fn create_entry(&self, path: &Path, record: &str) -> io::Result<()> {
+    fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
         let key = key(path)?;
         if self.create_settled(&key, record.as_bytes())? {
             Ok(())
@@ -573,28 +446,12 @@ impl Store for ObjectFs {
         }
     }
 
-    fn read_versioned(&self, path: &Path) -> io::Result<Option<(Vec<u8>, Version)>> {
-        match self.get(&key(path)?) {
-            Ok((bytes, meta)) => {
-                let version = Version::new(format!(
-                    "{}\n{}",
-                    meta.e_tag.unwrap_or_default(),
-                    meta.version.unwrap_or_default()
-                ));
-                Ok(Some((bytes, version)))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(io_error(e)),
-        }
-    }
-
     fn replace_if_unchanged(
         &self,
         path: &Path,
         bytes: &[u8],
         expected: Option<&Version>,
-        _scratch: &Path,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Option<Version>> {
         let key = key(path)?;
         let mode = match expected {
             None => PutMode::Create,
@@ -610,53 +467,24 @@ impl Store for ObjectFs {
                 })
             }
         };
-        match self.put(&key, bytes, mode) {
-            Ok(()) => Ok(true),
+        match self.put_versioned(&key, bytes, mode) {
+            Ok(result) => Ok(Some(version_of(&result.e_tag, &result.version))),
             // Refused, or the answer lost: what is there now says whether
             // this put landed (its bytes name this writer and an expiry).
-            Err(error) => match self.get_if_exists(&key)? {
-                Some(found) if found == bytes => Ok(true),
-                Some(_) => Ok(false),
-                None if refused(&error) => Ok(false),
-                None => Err(io_error(error)),
+            Err(error) => match self.get(&key) {
+                Ok((found, meta)) if found == bytes => {
+                    Ok(Some(version_of(&meta.e_tag, &meta.version)))
+                }
+                Ok(_) => Ok(None),
+                Err(object_store::Error::NotFound { .. }) if refused(&error) => Ok(None),
+                Err(object_store::Error::NotFound { .. }) => Err(io_error(error)),
+                Err(e) => Err(io_error(e)),
             },
         }
     }
 
     fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        let key = key(path)?;
-        bump(&self.counters.get);
-        let result = self
-            .runtime
-            .block_on(self.store.get(&key))
-            .map_err(io_error)?;
-        Ok(Box::new(ObjectReader {
-            runtime: self.runtime.clone(),
-            stream: futures::StreamExt::boxed(result.into_stream().map_ok(|chunk| chunk.to_vec())),
-            chunk: Vec::new(),
-            at: 0,
-        }))
-    }
-
-    fn ensure_dir(&self, dir: &Path) -> io::Result<()> {
-        if self.dirs.lock().is_ok_and(|d| d.contains(dir)) {
-            return Ok(());
-        }
-        let keep = key(&dir.join(KEEP))?;
-        match self.put(&keep, b"", PutMode::Create) {
-            Ok(()) => {}
-            Err(e) if refused(&e) => {}
-            Err(e) => return Err(io_error(e)),
-        }
-        if let Ok(mut dirs) = self.dirs.lock() {
-            dirs.insert(dir.to_path_buf());
-        }
-        Ok(())
-    }
-
-    fn sync(&self, _path: &Path) -> io::Result<()> {
-        // A put is durable when it is answered.
-        Ok(())
+        self.open_stream(path)
     }
 
     fn remove_all(&self, dir: &Path) -> io::Result<()> {
@@ -679,12 +507,7 @@ impl Store for ObjectFs {
         Ok(())
     }
 
-    fn remove_temporaries(&self, _dir: &Path) -> io::Result<()> {
-        // Puts are atomic: an object store holds no temporary file.
-        Ok(())
-    }
-
-    fn check_conditional_writes(&self, probe: &Path, _scratch: &Path) -> io::Result<()> {
+    fn check_conditional_writes(&self, probe: &Path) -> io::Result<()> {
         let key = key(probe)?;
         match self.put(&key, b"probe 1\n", PutMode::Create) {
             Ok(()) => {}
@@ -707,38 +530,5 @@ impl Store for ObjectFs {
 
     fn location(&self) -> String {
         self.location.clone()
-    }
-}
-
-/// An object's bytes as they arrive ([`Store::open`]): one chunk of the
-/// answer in memory at a time.
-struct ObjectReader {
-    runtime: Arc<tokio::runtime::Runtime>,
-    stream: BoxStream<'static, object_store::Result<Vec<u8>>>,
-    chunk: Vec<u8>,
-    /// How much of `chunk` was read.
-    at: usize,
-}
-
-impl Read for ObjectReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use futures::StreamExt as _;
-        while self.at == self.chunk.len() {
-            match self.runtime.block_on(self.stream.next()) {
-                None => return Ok(0),
-                Some(Ok(chunk)) => {
-                    self.chunk = chunk;
-                    self.at = 0;
-                }
-                Some(Err(e)) => return Err(io_error(e)),
-            }
-        }
-        let rest = self.chunk.get(self.at..).unwrap_or_default();
-        let n = rest.len().min(buf.len());
-        if let (Some(to), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
-            to.copy_from_slice(from);
-        }
-        self.at += n;
-        Ok(n)
     }
 }

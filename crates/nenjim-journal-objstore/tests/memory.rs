@@ -3,6 +3,7 @@
 //! that lies about preconditions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod bounded;
 mod scenarios;
 mod support;
 
@@ -10,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_fs::{FileSystem as _, LoadOptions, Store, load_with};
+use nenjim_journal_fs::{FileSystem as _, LoadOptions, load_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::ObjectStore;
@@ -126,4 +127,115 @@ fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load() {
     scenarios::a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load(&|_| {
         Arc::new(InMemory::new())
     });
+}
+
+#[test]
+fn an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes() {
+    bounded::an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes(Arc::new(
+        InMemory::new(),
+    ));
+}
+
+/// The requests of a refresh that finds 10 new revisions, on a root of
+/// `held` revisions already loaded (segments of 8 entries).
+fn requests_of_a_refresh_with_ten_new(held: usize) -> (nenjim_journal_objstore::Requests, usize) {
+    use nenjim_journal_api::append::JournalWriter as _;
+    let fs = Arc::new(ObjectFs::memory().unwrap());
+    let root = Path::new("/j");
+    fs.ensure_dir(root).unwrap();
+    let options = WriterOptions::new().segment_span(8);
+    let mut writer = FsJournalWriter::open_store(fs.clone(), root, options).unwrap();
+    for i in 0..held {
+        writer
+            .append(&genesis(&format!("a{i:05}"), "20260101T000000Z"))
+            .unwrap();
+    }
+    let reader = ObjectFs::new(fs.object_store().clone(), "memory://").unwrap();
+    let state = load_with(&reader, root, LoadOptions::new()).unwrap();
+    for i in 0..10 {
+        writer
+            .append(&genesis(&format!("b{i:05}"), "20260101T000000Z"))
+            .unwrap();
+    }
+    let before = reader.requests();
+    let report =
+        nenjim_journal_fs::refresh_with(&reader, root, LoadOptions::new(), &state, &mut |_| {})
+            .unwrap();
+    let after = reader.requests();
+    assert_eq!(report.unchanged(), held, "{report:?}");
+    let delta = nenjim_journal_objstore::Requests {
+        list: after.list - before.list,
+        get: after.get - before.get,
+        head: after.head - before.head,
+        put: after.put - before.put,
+        delete: after.delete - before.delete,
+    };
+    (delta, report.ingested())
+}
+
+/// A refresh of a bucket root reads the ledger from the last sequence it
+/// holds and the new revision files, nothing else: the same requests for a
+/// root of 26 revisions as for one of 1 018 (no listing of the root, no
+/// revision it holds read again, no earlier segment).
+#[test]
+fn a_refresh_of_a_bucket_root_costs_what_is_new_whatever_its_size() {
+    let (small, ingested_small) = requests_of_a_refresh_with_ten_new(26);
+    let (large, ingested_large) = requests_of_a_refresh_with_ten_new(1018);
+    assert_eq!((ingested_small, ingested_large), (10, 10));
+    assert_eq!(small, large);
+    // The marker's HEAD and GET, one LIST of the segments, at most one
+    // segment, the entries after it (batches of 1 and 2: one absent more,
+    // at most), and the 10 revisions.
+    assert!(small.list <= 1 && small.head <= 1, "{small:?}");
+    assert!(small.get <= 1 + 1 + 10 + 3 + 10, "{small:?}");
+    assert_eq!((small.put, small.delete), (0, 0));
+}
+
+/// Opening a writer on a bucket root without a ledger reads each revision
+/// once (the root is loaded once and its ledger never read back), and a
+/// `TipMoved` reads only what the other writer committed, not the root.
+#[test]
+fn a_writer_reads_each_revision_once_to_record_a_root_and_only_the_new_after_tip_moved() {
+    use nenjim_journal_api::append::JournalWriter as _;
+    use nenjim_journal_store::BlobStore as _;
+    let fs = Arc::new(ObjectFs::memory().unwrap());
+    let root = Path::new("/j");
+    let revisions = 20;
+    for i in 0..revisions {
+        let artifact = format!("a{i:02}");
+        let path = root.join(&artifact).join("20260101T000000Z.journal");
+        fs.put_if_absent(&path, genesis(&artifact, "20260101T000000Z").as_bytes())
+            .unwrap();
+    }
+    let before = fs.requests();
+    let mut writer = FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()).unwrap();
+    let opened = fs.requests();
+    let gets = opened.get - before.get;
+    // Each revision once, and the lease (absent) once.
+    assert!(
+        (revisions..=revisions + 2).contains(&gets),
+        "{gets} GETs to open: {before:?} -> {opened:?}"
+    );
+    assert_eq!(writer.state().len(), revisions);
+
+    // Another writer commits entry 21 behind this one's back.
+    let other = genesis("zz", "20260101T000000Z");
+    let path = root.join("zz/20260101T000000Z.journal");
+    fs.put_if_absent(&path, other.as_bytes()).unwrap();
+    let digest = nenjim_journal_api::valuetypes::RevisionDigest::of_bytes(other.as_bytes());
+    fs.put_record(
+        &root.join(".ledger/log/00000000000000000021"),
+        &format!("21 REVISION zz 20260101T000000Z {} {digest}", other.len()),
+    )
+    .unwrap();
+    let text = genesis("yy", "20260101T000000Z");
+    let start = fs.requests();
+    let error = writer.append(&text).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::TipMoved, "{error}");
+    let moved = fs.requests();
+    // The entry found, the ledger after the tip (marker, segments, entry 21
+    // and the two after it), the one new revision: not the root again.
+    assert!(moved.get - start.get <= 8, "{start:?} -> {moved:?}");
+    assert_eq!(writer.state().len(), revisions + 1);
+    assert_eq!(writer.append(&text).unwrap().sequence(), 22);
 }

@@ -5,6 +5,7 @@
 //! test fails, it never skips.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod bounded;
 mod scenarios;
 mod support;
 
@@ -12,7 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_fs::{LoadOptions, Store, load_with, refresh_with};
+use nenjim_journal_fs::{LoadOptions, load_with, refresh_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
@@ -74,6 +75,11 @@ fn bucket_cases_against_the_s3_protocol_server() {
         ))
     });
     requests_per_start_and_per_unchanged_refresh(&moto);
+    // Reads are bounded on the server's answers too.
+    bounded::an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes(moto.bucket({
+        moto.create_bucket("bounded");
+        "bounded"
+    }));
     writer_and_reader_processes_race_on_one_bucket(&moto);
 }
 

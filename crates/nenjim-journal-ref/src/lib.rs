@@ -73,7 +73,6 @@
 
 mod admin;
 mod journal;
-mod root;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -115,7 +114,11 @@ impl JournalAssembly {
         options: LoadOptions,
         fs: Arc<dyn FileSystem>,
     ) -> JournalAssembly {
-        let journal = Arc::new(Journal::new(root::normalize(root.as_ref()), options, fs));
+        let journal = Arc::new(Journal::new(
+            nenjim_journal_fs::normalize_root(root.as_ref()),
+            options,
+            fs,
+        ));
         let manager = Arc::new(Manager::new(journal.clone()));
         JournalAssembly { journal, manager }
     }

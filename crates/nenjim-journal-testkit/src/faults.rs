@@ -21,6 +21,8 @@ pub enum Op {
     SymlinkMetadata,
     ReadDir,
     Read,
+    /// [`FileSystem::read_record`]: a ledger entry's record.
+    ReadRecord,
 }
 
 /// One call: its operation and its path (unique within one start or refresh).
@@ -213,6 +215,23 @@ impl<F: FileSystem> FileSystem for Recording<F> {
             Some(Fault::Swapped(swap)) => {
                 swap.apply(path)?;
                 self.inner.read(path, limit)
+            }
+        }
+    }
+
+    // `read_dir_with_kinds` is left to its default on purpose: the kinds
+    // are then unknown, so the loader asks `symlink_metadata` for each
+    // entry, and each of those calls is one more place to inject a fault.
+
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
+        match self.injected(Op::ReadRecord, path) {
+            None => self.inner.read_record(path),
+            Some(Fault::Os(kind)) => Err(io::Error::from(kind)),
+            Some(Fault::BecameDirectory) => Err(io::Error::from(io::ErrorKind::IsADirectory)),
+            Some(Fault::Grew) => Ok(vec![b'#'; 4096]),
+            Some(Fault::Swapped(swap)) => {
+                swap.apply(path)?;
+                self.inner.read_record(path)
             }
         }
     }

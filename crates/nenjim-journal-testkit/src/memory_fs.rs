@@ -25,6 +25,8 @@ pub struct MemoryFs {
 struct Tree {
     dirs: HashMap<PathBuf, BTreeSet<OsString>>,
     files: HashMap<PathBuf, Arc<Vec<u8>>>,
+    /// Ledger entries (a local root's symbolic links): their records.
+    records: HashMap<PathBuf, Arc<Vec<u8>>>,
 }
 
 impl Tree {
@@ -73,6 +75,38 @@ impl MemoryFs {
         tree.link(path);
     }
 
+    /// Writes the ledger entry `path` recording `record` (creating its
+    /// parents): what a local root holds as a symbolic link.
+    pub fn put_record(&self, path: &Path, record: impl Into<Vec<u8>>) {
+        let mut tree = self.tree.write().unwrap();
+        tree.records
+            .insert(path.to_path_buf(), Arc::new(record.into()));
+        if let Some(parent) = path.parent() {
+            tree.dirs.entry(parent.to_path_buf()).or_default();
+        }
+        tree.link(path);
+    }
+
+    /// Copies the local directory `from` into this tree at `to`: its
+    /// directories, its files, and its symbolic links as ledger entries
+    /// (a root with a ledger written by the writer on disk, in memory).
+    pub fn copy_tree(&self, from: &Path, to: &Path) {
+        self.mkdir(to);
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let (source, target) = (entry.path(), to.join(entry.file_name()));
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                self.copy_tree(&source, &target);
+            } else if kind.is_symlink() {
+                let record = std::fs::read_link(&source).unwrap();
+                self.put_record(&target, record.into_os_string().into_encoded_bytes());
+            } else {
+                self.put(&target, std::fs::read(&source).unwrap());
+            }
+        }
+    }
+
     /// Removes the file `path`.
     pub fn remove(&self, path: &Path) {
         let mut tree = self.tree.write().unwrap();
@@ -104,6 +138,8 @@ impl FileSystem for MemoryFs {
         let tree = self.tree.read().unwrap();
         if let Some(bytes) = tree.files.get(path) {
             Ok(EntryMetadata::new(EntryKind::File, bytes.len() as u64))
+        } else if let Some(record) = tree.records.get(path) {
+            Ok(EntryMetadata::new(EntryKind::Symlink, record.len() as u64))
         } else if tree.dirs.contains_key(path) {
             Ok(EntryMetadata::new(EntryKind::Directory, 0))
         } else {
@@ -129,6 +165,13 @@ impl FileSystem for MemoryFs {
             if tree.dirs.contains_key(path) {
                 return Err(io::Error::from(io::ErrorKind::IsADirectory));
             }
+            if tree.records.contains_key(path) {
+                // A symbolic link is never followed (`O_NOFOLLOW`).
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a symbolic link, never followed",
+                ));
+            }
             tree.files.get(path).cloned().ok_or_else(not_found)?
         };
         let take = usize::try_from(limit.saturating_add(1))
@@ -136,5 +179,16 @@ impl FileSystem for MemoryFs {
             .min(bytes.len());
         self.bytes_returned.fetch_add(take as u64, Ordering::SeqCst);
         Ok(bytes[..take].to_vec())
+    }
+
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let tree = self.tree.read().unwrap();
+        match tree.records.get(path) {
+            Some(record) => Ok(record.to_vec()),
+            None if tree.files.contains_key(path) || tree.dirs.contains_key(path) => Err(
+                io::Error::new(io::ErrorKind::InvalidInput, "not a ledger entry"),
+            ),
+            None => Err(not_found()),
+        }
     }
 }

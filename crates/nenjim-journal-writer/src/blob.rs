@@ -6,24 +6,15 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
+use nenjim_journal_api::valuetypes::ContentPointer;
 
-use nenjim_journal_fs::{Created, Store};
-
-/// `<store>/blobs/sha256`.
-pub(crate) fn blob_dir(store: &Path) -> PathBuf {
-    store.join("blobs").join("sha256")
-}
-
-/// Where the blob with `digest` lives.
-pub(crate) fn blob_path(store: &Path, digest: &ContentDigest) -> PathBuf {
-    blob_dir(store).join(digest.to_hex())
-}
+use nenjim_journal_store::content::{blob_dir, blob_path};
+use nenjim_journal_store::{Created, Store};
 
 /// The size and SHA-256 of the file at `path`, streamed.
 fn measure(fs: &dyn Store, path: &Path) -> io::Result<ContentPointer> {
     let mut file = fs.open(path)?;
-    nenjim_journal_fs::measure(&mut file, &mut io::sink())
+    nenjim_journal_store::measure(&mut file, &mut io::sink())
 }
 
 /// Checks that the store holds the blob `pointer` points at, exactly.
@@ -89,7 +80,7 @@ impl PutBlob {
 
 /// Puts everything `reader` yields into the content store at `store` of
 /// `fs` (`<store>/blobs/sha256/<hex>`), streamed and durably
-/// ([`Store::create_by_digest`]): idempotent for a blob the store holds
+/// ([`BlobStore::put_by_digest`](nenjim_journal_store::BlobStore::put_by_digest)): idempotent for a blob the store holds
 /// already; a blob under that name with other bytes is `BlobMismatch` (the
 /// store is damaged), and nothing is replaced. A content store needs no
 /// lease (a blob's name is its digest: any two puts of a name put the same
@@ -101,12 +92,8 @@ pub fn put_blob_from(
     reader: &mut dyn Read,
 ) -> Result<PutBlob, JournalError> {
     let dir = blob_dir(store);
-    for d in [store.to_path_buf(), store.join("blobs"), dir.clone()] {
-        fs.ensure_dir(&d)
-            .map_err(|e| error::io_error(&d, "cannot create the content store", e))?;
-    }
     let (created, pointer) = fs
-        .create_by_digest(&dir, reader, &dir)
+        .put_by_digest(&dir, reader)
         .map_err(|e| error::io_error(&dir, "cannot write the blob", e))?;
     let path = blob_path(store, pointer.digest());
     if created == Created::Exists {

@@ -446,7 +446,9 @@ fn a_hub_refreshing_while_a_writer_appends_sees_each_append_once() {
         previous = text;
     }
     assert_eq!(manager.refresh().unwrap().ingested(), 0);
-    // A file the ledger does not record is seen, counted, never loaded.
+    // A file the ledger does not record is never loaded; a refresh reads
+    // the ledger alone (it costs what is new), and `check`'s listing of
+    // unrecorded files finds it.
     std::fs::create_dir(root.path().join("zzz")).unwrap();
     std::fs::write(
         root.path().join("zzz/20260101T000000Z.journal"),
@@ -454,8 +456,11 @@ fn a_hub_refreshing_while_a_writer_appends_sees_each_append_once() {
     )
     .unwrap();
     let report = manager.refresh().unwrap();
-    assert_eq!((report.ingested(), report.unrecorded()), (0, 1));
+    assert_eq!((report.ingested(), report.unrecorded()), (0, 0));
     assert!(service.latest(&c("zzz")).unwrap().is_none());
+    let held = |a: &ArtifactCoordinate, v| service.revision(a, v).unwrap().is_some();
+    let found = nenjim_journal_fs::unrecorded(root.path(), LoadOptions::new(), &held).unwrap();
+    assert_eq!(found, [root.path().join("zzz/20260101T000000Z.journal")]);
 }
 
 #[test]

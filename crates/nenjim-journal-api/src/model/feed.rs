@@ -25,8 +25,11 @@ impl RefreshReport {
         self.unchanged
     }
     /// How many revision files a root with a ledger holds that its ledger
-    /// does not record: they are not part of the Journal (never loaded)
-    /// until they are appended. Always 0 for a root without a ledger.
+    /// does not record, as far as this refresh looked: they are not part of
+    /// the Journal (never loaded) until they are appended. A refresh of a
+    /// root with a ledger reads the ledger alone (it costs what is new, not
+    /// what the root holds) and looks for none, so this is 0; the
+    /// command's `check` lists them. Always 0 for a root without a ledger.
     pub fn unrecorded(&self) -> usize {
         self.unrecorded
     }

@@ -293,9 +293,8 @@ mod copy {
     use nenjim_journal_api::error::ErrorKind;
     use nenjim_journal_api::error::{self, ErrorContext as _};
     use nenjim_journal_api::model::JournalRevision;
-    use nenjim_journal_fs::{
-        FileSystem, LoadOptions, MAX_FILE_LEN, RealFileSystem, Store, ledger, load_with,
-    };
+    use nenjim_journal_fs::{FileSystem, LoadOptions, MAX_FILE_LEN, ledger, load_with};
+    use nenjim_journal_store::{RealFileSystem, Store};
     use nenjim_journal_writer::FsJournalWriter;
 
     use nenjim_journal_chain::ChainState;

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use nenjim_journal_fs::Store as _;
+use nenjim_journal_store::BlobStore as _;
 
 use crate::address::Address;
 use crate::args::CheckArgs;

@@ -20,7 +20,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nenjim_journal_fs::{RealFileSystem, Store, ledger};
+use nenjim_journal_fs::ledger;
+use nenjim_journal_store::{RealFileSystem, Store};
 use serde::Serialize;
 
 use super::publish::with_writer_at;
@@ -31,7 +32,9 @@ use crate::report::path_text;
 use crate::ui::{Paint, Ui};
 
 /// The store record's file name under `<root>/.ledger/`.
-pub const STORE_RECORD: &str = "store";
+pub const STORE_RECORD: &str = nenjim_journal_store::ledger::STORE_RECORD;
+/// The largest store record read.
+const RECORD_MAX: u64 = 64 * 1024;
 /// The store record's first line.
 const HEADER: &str = "nenjim-store/1";
 
@@ -71,7 +74,7 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             match &root_address {
                 Address::Local(path) => std::fs::create_dir_all(path),
-                Address::Object { .. } => fs.ensure_dir(root),
+                Address::Object { store, .. } => store.ensure_dir(root),
             }
             .map_err(|e| CliError::io(&args.root, "cannot create the root", e))?;
             true
@@ -152,16 +155,16 @@ fn record_path(root: &Path) -> PathBuf {
 /// Writes the store record of `root` (replacing an older one).
 fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError> {
     let path = record_path(root);
-    let tmp = ledger::ledger_dir(root).join("tmp");
     let text = format!("{HEADER}\nstore {store}\n");
     loop {
         let version = fs
-            .read_versioned(&path)
+            .get(&path, RECORD_MAX)
             .map_err(|e| CliError::io(&path, "cannot read the store record", e))?
             .map(|(_, version)| version);
         if fs
-            .replace_if_unchanged(&path, text.as_bytes(), version.as_ref(), &tmp)
+            .replace_if_unchanged(&path, text.as_bytes(), version.as_ref())
             .map_err(|e| CliError::io(&path, "cannot write the store record", e))?
+            .is_some()
         {
             return Ok(());
         }
@@ -174,7 +177,7 @@ pub fn recorded_store(root: &Path) -> Result<Option<PathBuf>, CliError> {
     let address = locate(root)?;
     let (fs, root) = store_of(&address);
     let path = record_path(root);
-    let bytes = match fs.read(&path, 64 * 1024) {
+    let bytes = match fs.read(&path, RECORD_MAX) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(CliError::io(&path, "cannot read the store record", e)),
@@ -250,7 +253,7 @@ pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
             }
             match &address {
                 Address::Local(path) => std::fs::create_dir_all(path),
-                Address::Object { .. } => fs.ensure_dir(dir),
+                Address::Object { store, .. } => store.ensure_dir(dir),
             }
             .map_err(|e| CliError::io(store, "cannot create the content store", e))?;
             Ok(true)

@@ -154,8 +154,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
 
 /// SHA-256 and byte count of everything `reader` yields, read through a
 /// fixed buffer (never the whole input in memory): the loader's
-/// [`nenjim_journal_fs::measure`].
+/// [`nenjim_journal_store::measure`].
 fn hash_stream(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u8; 32])> {
-    let pointer = nenjim_journal_fs::measure(&mut reader, &mut std::io::sink())?;
+    let pointer = nenjim_journal_store::measure(&mut reader, &mut std::io::sink())?;
     Ok((pointer.size(), *pointer.digest().as_bytes()))
 }

@@ -3,7 +3,7 @@
 //! `s3://bucket/prefix`), streamed and durably, and print its content
 //! pointer (`sha256:<hex> <size>`, what a `CONTENT` line says). The put is
 //! the writer's own ([`nenjim_journal_writer::put_blob_from`] over the
-//! store's `Store::create_by_digest`). Putting a blob the store already
+//! store's `BlobStore::put_by_digest`). Putting a blob the store already
 //! holds is a success; a different blob under that name is `BlobMismatch`
 //! (exit 1), and it is left as it is. A store that does not exist is
 //! refused unless `--create`.
@@ -12,7 +12,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use nenjim_journal_fs::{RealFileSystem, Store};
+use nenjim_journal_store::{RealFileSystem, Store};
 use serde::Serialize;
 
 use crate::address::Address;

@@ -12,13 +12,14 @@ use crate::report::path_text;
 /// The error for a store without `blobs/sha256` that looks like a part of
 /// one, or `None` when the layout is right (or not recognisably wrong).
 pub fn misplaced(store: &Path) -> Option<CliError> {
-    if store.join("blobs").join("sha256").is_dir() {
+    use nenjim_journal_store::content::{BLOBS_DIR, SHA256_DIR, blob_dir};
+    if blob_dir(store).is_dir() {
         return None;
     }
     let name = store.file_name().map(|n| n.to_string_lossy().into_owned());
-    let parent = if store.join("sha256").is_dir() || name.as_deref() == Some("blobs") {
+    let parent = if store.join(SHA256_DIR).is_dir() || name.as_deref() == Some(BLOBS_DIR) {
         store.parent()
-    } else if name.as_deref() == Some("sha256") {
+    } else if name.as_deref() == Some(SHA256_DIR) {
         store.parent().and_then(Path::parent)
     } else {
         return None;

@@ -12,11 +12,10 @@
 //! (exit code 2 if it exists) and never left empty or partial.
 
 use std::ops::Range;
-use std::path::Path;
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
 use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_fs::{Created, RealFileSystem, Store as _};
+use nenjim_journal_store::{BlobStore as _, Created, RealFileSystem};
 
 use super::lint::parse_text;
 use super::read_text;
@@ -74,12 +73,8 @@ pub fn run(args: &SuccessorArgs, ui: &Ui) -> Result<Status, CliError> {
         Some(output) => {
             // The writer's create-if-absent: a temporary file beside the
             // output, synced, linked to its name (never replacing a file).
-            let dir = match output.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
             let created = RealFileSystem
-                .create(output, edited.as_bytes(), dir)
+                .put_if_absent(output, edited.as_bytes())
                 .map_err(|e| CliError::io(output, "cannot write the successor", e))?;
             if created == Created::Exists {
                 return Err(exists(output));

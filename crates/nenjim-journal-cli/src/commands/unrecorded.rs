@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
-use nenjim_journal_fs::{LoadOptions, Store as _};
+use nenjim_journal_fs::LoadOptions;
+use nenjim_journal_store::BlobStore as _;
 
 use crate::failure::CliError;
 

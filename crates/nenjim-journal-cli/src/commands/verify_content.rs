@@ -19,8 +19,8 @@ use std::sync::Arc;
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, ReleaseVersion};
-use nenjim_journal_fs::{EntryKind, EntryMetadata, FileSystem as _, Store as _};
 use nenjim_journal_objstore::ObjectFs;
+use nenjim_journal_store::{BlobStore as _, EntryKind, EntryMetadata, FileSystem as _};
 use serde::Serialize;
 
 use super::hash_stream;
@@ -283,7 +283,7 @@ struct StoreReader {
 impl StoreReader {
     fn new(store: &Path, bucket: Option<Arc<ObjectFs>>) -> StoreReader {
         StoreReader {
-            blobs: store.join("blobs").join("sha256"),
+            blobs: nenjim_journal_store::content::blob_dir(store),
             bucket,
             probed: HashMap::new(),
             hashed: HashMap::new(),

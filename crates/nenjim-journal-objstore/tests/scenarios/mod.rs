@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_fs::{FileSystem, LoadOptions, Store, load, load_with, refresh_with};
+use nenjim_journal_fs::{FileSystem, LoadOptions, load, load_with, refresh_with};
 use nenjim_journal_objstore::ObjectFs;
+use nenjim_journal_store::BlobStore as _;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use object_store::path::Path as Key;
 use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
@@ -238,7 +239,7 @@ pub fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(new_store:
 }
 
 /// Blobs streamed into a content store in a bucket (`put_blob_from` over
-/// `Store::create_by_digest`), in one conditional put and, above the
+/// `BlobStore::put_by_digest`), in one conditional put and, above the
 /// store's single-put bound, in a multipart upload: each lands at
 /// `<store>/blobs/sha256/<hex>` with its bytes, a second put of the same
 /// bytes is idempotent, and a put over other bytes under that name is

@@ -1,4 +1,5 @@
-//! The loader's only door to the disk: the [`FileSystem`] trait.
+//! The read side of a root: the [`FileSystem`] trait, the loader's only door
+//! to the disk (or a bucket).
 //!
 //! Everything the loader learns about a root goes through a few read-only
 //! calls, so a test (or a later hardening) can put a [`FileSystem`] in front
@@ -144,21 +145,42 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
 
-    /// The target of the symbolic link `path` (a ledger entry's record on a
-    /// local root). The default supports no link: `io::ErrorKind::Unsupported`.
-    fn read_link(&self, path: &Path) -> io::Result<std::path::PathBuf> {
+    /// The record of the ledger entry `path` (format section 9), at most
+    /// a few hundred bytes. On a local root
+    /// an entry is a symbolic link whose target is the record (read with
+    /// `readlink`, never followed); an object store reads the entry object's
+    /// bytes. A missing entry is `NotFound`. The default (a tree without
+    /// ledger entries) supports none: `io::ErrorKind::Unsupported`; every
+    /// wrapper must forward it.
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
-            format!("{} cannot read symbolic links", path.display()),
+            format!("{} cannot read ledger records", path.display()),
         ))
     }
 
-    /// The record of the ledger entry `path` (format section 9). On a local
-    /// root an entry is a symbolic link whose target is the record: the
-    /// default reads it with [`read_link`](Self::read_link); an object store
-    /// reads the entry object's bytes. A missing entry is `NotFound`.
-    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
-        Ok(self.read_link(path)?.into_os_string().into_encoded_bytes())
+    /// The bytes of the revision file `path` that a ledger records with
+    /// `digest` (the SHA-256 of its exact bytes), read as
+    /// [`read`](Self::read) reads them. The default reads it; a read-through
+    /// cache answers from its copy named by `digest` once it has checked the
+    /// copy's SHA-256 (a revision file never changes), and fetches only
+    /// what it has not. The caller still checks size and digest.
+    fn read_recorded(
+        &self,
+        path: &Path,
+        limit: u64,
+        digest: &nenjim_journal_api::valuetypes::RevisionDigest,
+    ) -> io::Result<Vec<u8>> {
+        let _ = digest;
+        self.read(path, limit)
+    }
+
+    /// [`read_record`](Self::read_record) of each of `paths`, in their
+    /// order: a ledger reader's batch. The default reads them one after
+    /// another (through `read_record`, so a wrapper that forwards it sees
+    /// each); a store over a network reads them with concurrent requests.
+    fn read_records(&self, paths: &[std::path::PathBuf]) -> Vec<io::Result<Vec<u8>>> {
+        paths.iter().map(|path| self.read_record(path)).collect()
     }
 }
 
@@ -174,8 +196,10 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
 pub struct RealFileSystem;
 
 impl FileSystem for RealFileSystem {
-    fn read_link(&self, path: &Path) -> io::Result<std::path::PathBuf> {
-        std::fs::read_link(path)
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
+        Ok(std::fs::read_link(path)?
+            .into_os_string()
+            .into_encoded_bytes())
     }
 
     fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {

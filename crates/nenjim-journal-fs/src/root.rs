@@ -1,4 +1,5 @@
-//! Lexical normalization of the configured root.
+//! Lexical normalization of a configured root: the one normalization of a
+//! root path (the reference Journal and the writer both use it).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -9,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 /// `..` at the file system root stays at the root. If the current directory
 /// cannot be determined, a relative root stays relative (loading it then
 /// fails with the path as given).
-pub(crate) fn normalize(root: &Path) -> PathBuf {
+pub fn normalize(root: &Path) -> PathBuf {
     let joined = if root.is_absolute() {
         root.to_path_buf()
     } else {

@@ -1,0 +1,188 @@
+//! The ledger of a root (format section 9): which revisions the Journal
+//! holds, and their sequences; the one home of its names and records.
+//!
+//! # The seam
+//!
+//! A ledger is read through [`LedgerReader`] (its records after a sequence,
+//! in batches, so that a backend over a network can fetch a batch with
+//! concurrent requests) and written through [`Ledger`] (the next record
+//! committed at an expected tip: [`CommitError::TipMoved`] carries what was
+//! found there). Today's implementation is [`SegmentedLedger`] (and
+//! [`SegmentedReader`] for the loader, which writes nothing): the layout
+//! below over any [`Store`](crate::Store), a directory or a bucket. A
+//! backend whose primitive is "publish at an expected sequence" (a NATS
+//! JetStream stream) implements the two traits directly.
+//!
+//! # On disk (and in a bucket)
+//!
+//! ```text
+//! <root>/.ledger/LEDGER                          "nenjim-ledger/1": the root has a ledger
+//! <root>/.ledger/log/<sequence>                  one entry (20-digit, zero-padded name)
+//! <root>/.ledger/segments/<sequence>.segment     the entries up to <sequence>, one a line
+//! <root>/.ledger/lease, lease.lock               the writer's lease (crate::lease) and its local lock
+//! <root>/.ledger/probe                           a bucket's proof that it refuses a second create
+//! <root>/.ledger/store, store.lock               the root's content store, recorded by the command's `init`
+//! ```
+//!
+//! `store` is metadata for the command (`nenjim-store/1`, then `store
+//! <store>`); no reader of the ledger reads it.
+//!
+//! An entry is one *record*, a line of text ([`Entry`]):
+//!
+//! ```text
+//! <sequence> REVISION <coordinate> <journal-version> <size> sha256:<hex>
+//! <sequence> FENCE <epoch>
+//! ```
+//!
+//! A `REVISION` record points at the revision file
+//! `<root>/<coordinate>/<journal-version>.journal` by the size and SHA-256 of
+//! its exact bytes. A `FENCE` record holds no revision: a writer that took
+//! over an expired lease of epoch `e - 1` writes it at the tip, so that the
+//! previous holder's next entry (at the same sequence) cannot be created.
+//!
+//! Entries are only ever created, each by a create-if-absent of
+//! `log/<sequence>` at the tip (the compare-and-set of the append path),
+//! never rewritten. On a local file system an entry is a symbolic link whose
+//! target text is the record: `symlink(2)` is an atomic create-if-absent
+//! that carries its content, so an entry is never torn and costs one
+//! directory sync (on an object store it is an object created by a
+//! conditional put). A *segment* is a checkpoint: a regular file holding the
+//! records of the contiguous entries after the previous segment, up to the
+//! sequence in its name, so that a reader opens one file per segment instead
+//! of one per entry. Segments are written (create-if-absent, never
+//! rewritten) once [`SEGMENT_SPAN`] entries have no segment, and, that many
+//! entries each, for the revisions a root held when its ledger was created.
+//!
+//! A reader lists `segments/`, reads them in order (each must start where
+//! the one before ended), then reads `log/<n>` for the sequences after the
+//! last segment until one is absent. `LEDGER` is written last when a ledger
+//! is created, so a root whose ledger creation was interrupted still loads
+//! as a root without one. Other objects a later format adds (a transparency
+//! log's `tlog/`) live beside these, written by an [`AfterCommit`] hook.
+
+mod record;
+mod segmented;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+
+pub use record::{Entry, Record, RecordError, RevisionPointer};
+pub use segmented::{SegmentedLedger, SegmentedReader, mismatch};
+
+/// The ledger's directory under the root (a dot-entry: the layout rules of
+/// section 7 ignore it).
+pub const LEDGER_DIR: &str = ".ledger";
+/// A name that sorts after every key under [`LEDGER_DIR`] (`.ledger`
+/// followed by `0`, the byte after `/`): a listing of a root that starts
+/// after it never lists the ledger's objects (its entries are many).
+pub const AFTER_LEDGER_DIR: &str = ".ledger0";
+/// The marker file whose presence makes a root a root with a ledger.
+pub const MARKER: &str = "LEDGER";
+/// The marker's exact content: the ledger format and its version.
+pub const MARKER_TEXT: &str = "nenjim-ledger/1\n";
+/// The entries' directory.
+pub const LOG_DIR: &str = "log";
+/// The segments' (checkpoints') directory.
+pub const SEGMENTS_DIR: &str = "segments";
+/// The suffix of a segment file.
+pub const SEGMENT_SUFFIX: &str = ".segment";
+/// How many entries may go without a segment before the writer writes one.
+pub const SEGMENT_SPAN: u64 = 1000;
+/// The writer's lease file (see [`crate::lease`]).
+pub const LEASE: &str = "lease";
+/// The command's record of the root's content store (`init --store`):
+/// metadata no reader of the ledger reads.
+pub const STORE_RECORD: &str = "store";
+/// The object a writer puts twice to prove that a store refuses a create
+/// over an existing name ([`BlobStore::check_conditional_writes`](crate::BlobStore::check_conditional_writes)).
+pub const PROBE: &str = "probe";
+/// The suffix of a runtime revision file (format section 7).
+pub const REVISION_SUFFIX: &str = ".journal";
+/// The largest ledger file (a segment, the marker) a reader reads.
+pub const LEDGER_FILE_MAX: u64 = 64 * 1024 * 1024;
+
+/// The ledger directory of `root`.
+pub fn ledger_dir(root: &Path) -> PathBuf {
+    root.join(LEDGER_DIR)
+}
+
+/// The file name of the entry with `sequence` (20 digits, so names sort as numbers).
+pub fn entry_name(sequence: u64) -> String {
+    format!("{sequence:020}")
+}
+
+/// The path of the entry with `sequence`.
+pub fn entry_path(root: &Path, sequence: u64) -> PathBuf {
+    ledger_dir(root).join(LOG_DIR).join(entry_name(sequence))
+}
+
+/// The path of the segment ending at `last`.
+pub fn segment_path(root: &Path, last: u64) -> PathBuf {
+    ledger_dir(root)
+        .join(SEGMENTS_DIR)
+        .join(format!("{}{SEGMENT_SUFFIX}", entry_name(last)))
+}
+
+/// The path of the lease of `root`.
+pub fn lease_path(root: &Path) -> PathBuf {
+    ledger_dir(root).join(LEASE)
+}
+
+/// The path of the revision file a record points at.
+pub fn revision_path(
+    root: &Path,
+    coordinate: &ArtifactCoordinate,
+    version: JournalVersion,
+) -> PathBuf {
+    root.join(coordinate.as_str())
+        .join(format!("{version}{REVISION_SUFFIX}"))
+}
+
+/// The read side of a ledger: what the loader uses.
+pub trait LedgerReader: Send + Sync + fmt::Debug {
+    /// Whether the root has a ledger.
+    fn exists(&self) -> Result<bool, JournalError>;
+
+    /// The entries after sequence `after`, ascending and contiguous from
+    /// `after + 1`, at most `max` of them (at least one if there is one):
+    /// empty when `after` is the tip. A malformed ledger is `LedgerMismatch`.
+    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError>;
+
+    /// The path of the entry `sequence`, for messages.
+    fn entry_path(&self, sequence: u64) -> PathBuf;
+}
+
+/// Why a [`Ledger::commit`] did not commit.
+#[derive(Debug)]
+pub enum CommitError {
+    /// The ledger's tip is past the expected one: another writer committed
+    /// the entry first. `found` is that entry, as far as it could be read.
+    TipMoved {
+        /// The entry found at the sequence this commit wanted.
+        found: Option<Entry>,
+    },
+    /// Anything else (nothing was committed; the error says why).
+    Failed(JournalError),
+}
+
+/// The write side of a ledger: what the writer uses.
+pub trait Ledger: LedgerReader {
+    /// Records what a root without a ledger holds (entries `1..=n`, in
+    /// order), atomically: a reader sees either no ledger or all of them.
+    /// Leftovers of an interrupted creation are the implementation's.
+    fn create(&self, entries: &[Entry]) -> Result<(), JournalError>;
+
+    /// Commits `record` as the entry after `tip` (the compare-and-set of the
+    /// append path) and returns it; `TipMoved` if that entry exists.
+    fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError>;
+}
+
+/// Work done after each commit (a checkpoint of a transparency log, say),
+/// never part of the commit: a failure is reported but the entry stands.
+pub trait AfterCommit: Send + Sync + fmt::Debug {
+    /// Called with each committed entry, in order.
+    fn committed(&self, entry: &Entry) -> Result<(), JournalError>;
+}

@@ -1,0 +1,39 @@
+//! The storage seam of a Journal root: the one place a backend plugs in.
+//!
+//! Three traits say everything the loader and the writer need of a root's
+//! storage, and nothing about how a backend keeps it:
+//!
+//! - a **ledger** ([`ledger::LedgerReader`], [`ledger::Ledger`]): its
+//!   records after a sequence, in batches, and the next record committed
+//!   at an expected tip ([`ledger::CommitError::TipMoved`] carries what was
+//!   found there);
+//! - a **lease** ([`lease::Lease`]): acquire, renew, release, and the fence
+//!   a takeover commits;
+//! - a **blob store** ([`BlobStore`]): get with a limit that every backend
+//!   honours, list, put-if-absent, replace-if-unchanged returning the new
+//!   version (and, beside it, the read-only [`FileSystem`] the loader walks
+//!   a tree through).
+//!
+//! The implementations here are the storage ones: the local file system
+//! ([`RealFileSystem`], whose durable writes live in `local.rs`, the only
+//! code that knows temporary files, directory syncs and lock files), the
+//! ledger as `log/` entries and `segments/` checkpoints over any [`Store`]
+//! ([`ledger::SegmentedLedger`]), and the lease as one file replaced only
+//! if unchanged ([`lease::FileLease`]). The `nenjim-journal-objstore` crate
+//! makes a bucket a [`Store`]; a backend with its own commit primitive (a
+//! NATS JetStream stream) implements the ledger and lease traits directly.
+//! The loader (`nenjim-journal-fs`) and the writer (`nenjim-journal-writer`)
+//! take these traits, never a backend.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod blob;
+pub mod content;
+mod file_system;
+pub mod lease;
+pub mod ledger;
+mod local;
+
+pub use blob::{BUFFER_BYTES, BlobStore, Created, Store, Version, measure};
+pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use local::{LOCK_SUFFIX, TMP_PREFIX};

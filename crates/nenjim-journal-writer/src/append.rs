@@ -1,0 +1,208 @@
+//! The append path: validation, blobs, the revision file, the commit.
+
+use std::io::Read as _;
+
+use nenjim_journal_api::append::{Appended, JournalWriter};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_chain::Outcome;
+use nenjim_journal_store::Created;
+use nenjim_journal_store::ledger::{self, CommitError, Entry, Record, RevisionPointer};
+
+use crate::{FsJournalWriter, blob, io_error};
+
+/// The ledger pointer to `revision`, a text of `size` bytes.
+pub(crate) fn pointer(revision: &JournalRevision, size: u64) -> RevisionPointer {
+    RevisionPointer::new(
+        revision.coordinate().clone(),
+        revision.journal_version(),
+        size,
+        *revision.digest(),
+    )
+}
+
+impl FsJournalWriter {
+    /// The error of a commit at `sequence` that did not commit: `LeaseLost`
+    /// if a newer holder fenced the ledger there, else `TipMoved`.
+    pub(crate) fn commit_error(&self, sequence: u64, error: CommitError) -> JournalError {
+        let path = self.ledger.entry_path(sequence);
+        match error {
+            CommitError::TipMoved { found } => match found.as_ref().map(Entry::record) {
+                Some(Record::Fence { epoch }) if *epoch > self.lease.epoch() => error::error(
+                    ErrorKind::LeaseLost,
+                    format!(
+                        "found the ledger fenced at sequence {sequence} by lease epoch {epoch}, expected this writer's epoch {} to hold the root; nothing of this append was committed",
+                        self.lease.epoch()
+                    ),
+                )
+                .with_path(path),
+                _ => error::error(
+                    ErrorKind::TipMoved,
+                    format!(
+                        "found ledger entry {sequence} already created by another writer, expected this writer's tip to be the ledger's; nothing of this append was committed (this writer has read the ledger again: the append can be retried)"
+                    ),
+                )
+                .with_path(path),
+            },
+            CommitError::Failed(error) => error,
+        }
+    }
+
+    /// The error of a commit at `sequence` that did not commit, and what
+    /// follows from it: a lost lease ends the writer; after `TipMoved` the
+    /// writer reads what the other writer committed, so the caller can
+    /// retry against the new tip (only if that read fails is the writer
+    /// left refusing every append).
+    fn failed_commit(&mut self, sequence: u64, failed: CommitError) -> JournalError {
+        let moved = matches!(failed, CommitError::TipMoved { .. });
+        let error = self.commit_error(sequence, failed);
+        match error.kind() {
+            ErrorKind::LeaseLost => {
+                self.poisoned = Some(error.clone());
+            }
+            ErrorKind::TipMoved if moved => {
+                if let Err(reload) = self.catch_up() {
+                    self.poisoned = Some(error.clone().note(format_args!(
+                        "reading the ledger again failed: {reload}; open the writer again"
+                    )));
+                }
+            }
+            _ => {}
+        }
+        error
+    }
+
+    /// Creates `FENCE` entries (of this writer's epoch) at each sequence
+    /// after the tip up to `tip`, so that the next append gets `tip + 1`:
+    /// a copy of a root keeps the source's sequences by fencing the gaps
+    /// the source's own fences left. Nothing to do at `tip`; a tip past it
+    /// is `LedgerMismatch` (sequences never go back). Like an append: the
+    /// lease is checked first, and another writer's entry is `TipMoved`
+    /// (the ledger is then read again) or `LeaseLost`.
+    pub fn fence_to(&mut self, tip: u64) -> Result<(), JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(poisoned.clone().with_path(&self.root));
+        }
+        if tip < self.tip {
+            return Err(error::error(
+                ErrorKind::LedgerMismatch,
+                format!(
+                    "found the ledger's tip at sequence {}, expected it at or before {tip} (sequences never go back)",
+                    self.tip
+                ),
+            )
+            .with_path(ledger::ledger_dir(&self.root)));
+        }
+        while self.tip < tip {
+            self.check_lease()?;
+            let sequence = self.tip + 1;
+            match self.ledger.commit(self.tip, self.lease.fence()) {
+                Ok(entry) => self.tip = entry.sequence(),
+                Err(failed) => return Err(self.failed_commit(sequence, failed)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the lease before a commit (renewing it past half its time);
+    /// a lost lease poisons the writer.
+    fn check_lease(&mut self) -> Result<(), JournalError> {
+        self.lease.renew(self.options.lease_ttl).inspect_err(|e| {
+            if e.kind() == ErrorKind::LeaseLost {
+                self.poisoned = Some(e.clone().with_path(&self.root));
+            }
+        })
+    }
+
+    /// Checks that the content store holds the blob of every release of
+    /// `revision` that its artifact's `head` does not have.
+    fn check_blobs(
+        &self,
+        revision: &JournalRevision,
+        head: Option<&JournalRevision>,
+    ) -> Result<(), JournalError> {
+        let Some(store) = &self.options.content_store else {
+            return Ok(());
+        };
+        let fs = self.options.content_fs();
+        for release in revision.releases() {
+            if head.and_then(|h| h.release(release.version())).is_some() {
+                continue;
+            }
+            blob::check(fs, store, release.content()).map_err(|e| {
+                e.context(format_args!(
+                    "{} {}",
+                    release.coordinate(),
+                    release.version()
+                ))
+                .with_path(store)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Writes the revision file of `revision` (text `text`) unless the same
+    /// bytes are already there.
+    fn write_revision(&self, revision: &JournalRevision, text: &str) -> Result<(), JournalError> {
+        let path = ledger::revision_path(
+            &self.root,
+            revision.coordinate(),
+            revision.journal_version(),
+        );
+        let created = self
+            .store
+            .put_if_absent(&path, text.as_bytes())
+            .map_err(io_error(&path, "cannot write the revision file"))?;
+        if created == Created::Exists {
+            let mut found = Vec::new();
+            self.store
+                .open(&path)
+                .and_then(|mut file| file.read_to_end(&mut found))
+                .map_err(io_error(&path, "cannot read the existing revision file"))?;
+            if found != text.as_bytes() {
+                return Err(error::error(
+                    ErrorKind::Conflict,
+                    format!(
+                        "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
+                        found.len(),
+                        RevisionDigest::of_bytes(&found),
+                        revision.coordinate(),
+                        revision.journal_version()
+                    ),
+                )
+                .with_path(path));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl JournalWriter for FsJournalWriter {
+    fn append(&mut self, text: &str) -> Result<Appended, JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(poisoned.clone().with_path(&self.root));
+        }
+        self.check_lease()?;
+        let revision = nenjim_journal_parser::parse(text)?;
+        let sequence = self.tip + 1;
+        let head = self.state.latest(revision.coordinate());
+        let ingested = self.state.ingest_revision_at(revision, sequence)?;
+        if ingested.outcome() == Outcome::Unchanged {
+            return Ok(build::appended(ingested.revision().clone(), false));
+        }
+        self.check_blobs(ingested.revision(), head.as_ref())?;
+        let revision = ingested.revision().clone();
+        self.write_revision(&revision, text)?;
+        let record = Record::Revision(pointer(&revision, text.len() as u64));
+        match self.ledger.commit(self.tip, record) {
+            Ok(entry) => {
+                self.state = ingested.into_state();
+                self.tip = entry.sequence();
+                Ok(build::appended(revision, true))
+            }
+            Err(failed) => Err(self.failed_commit(sequence, failed)),
+        }
+    }
+}

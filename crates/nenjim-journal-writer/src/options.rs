@@ -1,0 +1,85 @@
+//! How a writer is opened: [`WriterOptions`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nenjim_journal_fs::ledger;
+use nenjim_journal_store::{RealFileSystem, Store};
+
+/// How a writer is opened.
+#[derive(Clone, Debug)]
+pub struct WriterOptions {
+    pub(crate) content_store: Option<PathBuf>,
+    /// Where the content store lives: the local file system when `None`.
+    content_store_on: Option<Arc<dyn Store>>,
+    pub(crate) lease_ttl: Duration,
+    pub(crate) segment_span: u64,
+}
+
+impl Default for WriterOptions {
+    fn default() -> WriterOptions {
+        WriterOptions {
+            content_store: None,
+            content_store_on: None,
+            lease_ttl: Duration::from_secs(30),
+            segment_span: ledger::SEGMENT_SPAN,
+        }
+    }
+}
+
+impl WriterOptions {
+    /// No content store, a lease of 30 seconds.
+    pub fn new() -> WriterOptions {
+        WriterOptions::default()
+    }
+    /// Requires the blobs of new releases in the content store `dir`
+    /// (`<dir>/blobs/sha256/<hex>`), where [`FsJournalWriter::put_blob`](crate::FsJournalWriter::put_blob) puts them.
+    #[must_use]
+    pub fn content_store(self, dir: impl AsRef<Path>) -> WriterOptions {
+        WriterOptions {
+            content_store: Some(dir.as_ref().to_path_buf()),
+            content_store_on: None,
+            ..self
+        }
+    }
+    /// [`content_store`](Self::content_store) at the path `dir` of `store`
+    /// (e.g. a bucket of the `nenjim-journal-objstore` crate) instead of
+    /// the local file system.
+    #[must_use]
+    pub fn content_store_in(self, store: Arc<dyn Store>, dir: impl AsRef<Path>) -> WriterOptions {
+        WriterOptions {
+            content_store: Some(dir.as_ref().to_path_buf()),
+            content_store_on: Some(store),
+            ..self
+        }
+    }
+    /// How many ledger entries may go without a segment (a checkpoint that
+    /// readers open instead of one file per entry) before the writer writes
+    /// one (default [`ledger::SEGMENT_SPAN`], at least 1).
+    #[must_use]
+    pub fn segment_span(self, span: u64) -> WriterOptions {
+        WriterOptions {
+            segment_span: span.max(1),
+            ..self
+        }
+    }
+    /// How long the lease lasts without an append renewing it (default 30 s).
+    #[must_use]
+    pub fn lease_ttl(self, ttl: Duration) -> WriterOptions {
+        WriterOptions {
+            lease_ttl: ttl,
+            ..self
+        }
+    }
+}
+
+impl WriterOptions {
+    /// Where the content store lives.
+    pub(crate) fn content_fs(&self) -> &dyn Store {
+        match &self.content_store_on {
+            Some(store) => &**store,
+            None => &RealFileSystem,
+        }
+    }
+}
