@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use async_nats::jetstream::kv::{CreateErrorKind, Operation, Store, UpdateErrorKind};
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_fs::ledger::{Entry, Record};
+use nenjim_journal_store::ledger::{Entry, Record};
 
 use crate::ledger::{CommitError, NatsLedger, unique_id};
 

@@ -16,7 +16,7 @@ use bytes::Bytes;
 use futures::StreamExt as _;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
-use nenjim_journal_fs::ledger::{Entry, Record, RevisionPointer};
+use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
 use sha2::{Digest as _, Sha256};
 use tokio::io::AsyncReadExt as _;
 

@@ -4,13 +4,17 @@
 //!
 //! # Status
 //!
-//! This is the groundwork of NATS roots: the JetStream layer shaped like
-//! the storage seam's ledger and lease (read the entries after a sequence
-//! in batches, commit the next entry at an expected tip, acquire / renew /
-//! release / fence the lease) and the live follower. The reference Journal
-//! over a NATS root (`NatsRoot::assembly`), its writer (`NatsRoot::writer`,
-//! `NatsJournalWriter`) and following through the cursors are built on it
-//! once the seam is in place; none of them exists yet.
+//! This is the groundwork of NATS roots: the JetStream layer of the
+//! storage seam's ledger and lease (read the entries after a sequence in
+//! batches, commit the next entry at an expected tip, acquire / renew /
+//! release / fence the lease) and the live follower. [`NatsLedger`]
+//! implements the seam's `LedgerReader` and [`NatsLease`] its `Lease`; the
+//! seam's `Ledger` (a commit whose revision the writer put first through a
+//! `Store`) needs a NATS `Store` that hands the revision to the commit, and
+//! is not implemented yet. The reference Journal over a NATS root
+//! (`NatsRoot::assembly`), its writer (`NatsRoot::writer`,
+//! `NatsJournalWriter`) and following through the cursors are built on
+//! these; none of them exists yet.
 //!
 //! # A root on a server
 //!
@@ -37,7 +41,7 @@
 //! - the header `Nenjim-Record`: the entry's record line, exactly as in a
 //!   directory's ledger (`<seq> REVISION <coordinate> <journal-version>
 //!   <size> sha256:<hex>` or `<seq> FENCE <epoch>`, parsed by
-//!   [`nenjim_journal_fs::ledger::Entry`]), whose `<seq>` must be the
+//!   [`nenjim_journal_store::ledger::Entry`]), whose `<seq>` must be the
 //!   message's stream sequence;
 //! - for a revision up to the inline limit ([`NatsRoot::inline_limit`],
 //!   default 1 MiB, at most the server's `max_payload` less
@@ -97,6 +101,7 @@ mod connection;
 pub mod follow;
 pub mod lease;
 pub mod ledger;
+mod seam;
 
 use std::fmt;
 use std::time::Duration;

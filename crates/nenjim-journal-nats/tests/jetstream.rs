@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_fs::ledger::{Entry, Record, RevisionPointer};
 use nenjim_journal_nats::{CommitError, NatsLedger, NatsRoot};
+use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{genesis, successor, ts};
 

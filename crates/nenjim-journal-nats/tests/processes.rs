@@ -6,8 +6,8 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_fs::ledger::{Record, RevisionPointer};
 use nenjim_journal_nats::{CommitError, NatsRoot};
+use nenjim_journal_store::ledger::{Record, RevisionPointer};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{genesis, ts};
 

@@ -7,3 +7,4 @@
 mod credentials;
 mod jetstream;
 mod processes;
+mod seam;
