@@ -4,14 +4,16 @@
 //! (parsing is linear in the text: the ratio of the two times against the
 //! ratio of their sizes, with generous bounds). And, report only, the least
 //! any interning parser does over the same text ([`split_and_look_up`]),
-//! against the same SHA-256: what P1's 2.5x leaves room for.
+//! against the same SHA-256: what P1's 2.5x leaves room for; and the least
+//! any parser returning the api's model does after reading the text
+//! ([`floor::rebuild`]: the revision built again from its values).
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use nenjim_journal_benches::{corpus, setup};
+use nenjim_journal_benches::{corpus, floor, setup};
 use nenjim_journal_chain::ChainState;
 use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
@@ -88,6 +90,11 @@ fn p1(c: &mut Criterion) {
     let table: FxHashSet<&str> = text.split('\n').flat_map(tokens).collect();
     group.bench_function("split_and_look_up", |b| {
         b.iter(|| split_and_look_up(black_box(&text), &table))
+    });
+    let parsed = nenjim_journal_parser::parse(&text)
+        .unwrap_or_else(|e| panic!("the P1 revision does not parse: {e}"));
+    group.bench_function("build_model", |b| {
+        b.iter(|| floor::rebuild(black_box(&parsed)).map(|r| r.releases().len()))
     });
     let empty = ChainState::new();
     group.bench_function("ingest", |b| {

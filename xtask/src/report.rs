@@ -182,6 +182,14 @@ pub fn run(
         "p1_ingest/sha256_floor",
         Target::None,
     ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "build the same revision again from its values through the api builders (no text read, nothing hashed) vs SHA-256 alone",
+        "p1_ingest/build_model",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
     if let Some(p1) = result(t, "p1_ingest") {
         // Linear time: the parse of the large revision against the parse of
         // one with a tenth of its releases, in the same run, against the

@@ -14,7 +14,7 @@ use std::ops::Range;
 use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 use nenjim_journal_api::model::build::RevisionBuilder;
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
-use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
+use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion};
 
 use crate::header::{Header, is_header_keyword};
 use crate::interner::Interner;
@@ -22,7 +22,7 @@ use crate::lines::{LineClass, Lines};
 use crate::policy::{is_policy_keyword, statement};
 use crate::release::{OpenRelease, Property};
 use crate::semantic::located;
-use crate::tokens::{Cursor, Token, shown};
+use crate::tokens::{Cursor, Quick, Token, shown};
 
 /// What the body expects next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,7 +245,20 @@ pub(crate) fn parse(
     interner: &mut Interner,
     previous: Option<Previous<'_>>,
 ) -> Result<(JournalRevision, Vec<Block>), JournalError> {
-    let mut lines = Lines::new(text)?;
+    parse_lines(text, interner, previous, true)
+}
+
+/// [`parse`]; with `quick`, the lines written the usual way are read on
+/// the structural index ([`Quick`]), the others with a [`Cursor`]; without,
+/// every line with a `Cursor` (the reference reading the differential
+/// tests compare the quick one with).
+pub(crate) fn parse_lines(
+    text: &str,
+    interner: &mut Interner,
+    previous: Option<Previous<'_>>,
+    quick: bool,
+) -> Result<(JournalRevision, Vec<Block>), JournalError> {
+    let mut lines = Lines::hashed(text)?;
     let mut header = Header::default();
     let mut body: Option<Body<'_>> = None;
     let mut any = false;
@@ -254,6 +267,23 @@ pub(crate) fn parse(
         let Some(line) = lines.next() else {
             break;
         };
+        // A clean line of exactly two spaces and then neither a space nor
+        // a `#` is a property line (what `classify` would say, without
+        // asking it), read quickly when it is written the usual way.
+        if quick
+            && line.clean
+            && matches!(line.text.as_bytes(), [b' ', b' ', c, ..] if *c != b' ' && *c != b'#')
+            && let Some(body) = body.as_mut()
+            && let Some(open) = body.open.as_mut()
+        {
+            let end = start + line.text.len();
+            let quick = Quick::new(text, lines.index(), start + 2, end);
+            let coordinate = body.revision.coordinate();
+            if let Some(read) = open.quick_property(coordinate, &line, start, quick, interner) {
+                read?;
+                continue;
+            }
+        }
         let indent = match line.classify()? {
             LineClass::Ignorable => continue,
             LineClass::TopLevel => (LineClass::TopLevel, 0),
@@ -306,5 +336,5 @@ pub(crate) fn parse(
     };
     body.close(None, end, text.len())?;
     let blocks = body.blocks;
-    Ok((body.revision.build(RevisionDigest::of_text(text)), blocks))
+    Ok((body.revision.build(lines.digest()), blocks))
 }

@@ -31,11 +31,14 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     }
     let tail = chunks.remainder();
     if !tail.is_empty() {
-        let mut word = [0u8; 8];
-        for (w, &b) in word.iter_mut().zip(tail) {
-            *w = b;
-        }
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        // Shifted in byte by byte (a copy into a zeroed word of a length
+        // known only at run time is a `memcpy` call, which cost more than
+        // the hash on tokens of a dozen bytes).
+        let word = tail
+            .iter()
+            .rev()
+            .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
     }
     let wide = u128::from(h) * u128::from(0x9e37_79b9_7f4a_7c15_u64);
     (wide as u64) ^ ((wide >> 64) as u64)
@@ -75,16 +78,50 @@ trait Keyed: Sized {
     fn value(entry: &Self::Entry) -> &Self;
 }
 
+/// A token kept as a table's key: up to [`Key::INLINE`] bytes inside the
+/// entry itself, so that comparing a looked-up token with it reads the
+/// entry and no other allocation (a requirement's token is a dozen bytes;
+/// its value, read next, is another allocation), a longer one boxed.
+#[derive(Debug)]
+enum Key {
+    Short { len: u8, bytes: [u8; Key::INLINE] },
+    Long(Box<str>),
+}
+
+impl Key {
+    /// The longest key stored inline: the enum is then 32 bytes, as a
+    /// boxed key's pointer and length plus its allocation's header are.
+    const INLINE: usize = 30;
+
+    fn new(key: &str) -> Key {
+        match u8::try_from(key.len()) {
+            Ok(len) if key.len() <= Key::INLINE => {
+                let mut bytes = [0u8; Key::INLINE];
+                bytes[..key.len()].copy_from_slice(key.as_bytes());
+                Key::Short { len, bytes }
+            }
+            _ => Key::Long(key.into()),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Short { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Key::Long(key) => key.as_bytes(),
+        }
+    }
+}
+
 /// Values stored with their token.
 macro_rules! keyed_by_token {
     ($($t:ty),*) => {$(
         impl Keyed for $t {
-            type Entry = (Box<str>, $t);
+            type Entry = (Key, $t);
             fn entry(key: &str, value: Self) -> Self::Entry {
-                (key.into(), value)
+                (Key::new(key), value)
             }
             fn key(entry: &Self::Entry) -> &[u8] {
-                entry.0.as_bytes()
+                entry.0.bytes()
             }
             fn value(entry: &Self::Entry) -> &Self {
                 &entry.1
@@ -393,6 +430,57 @@ impl Interner {
         }
         table(&mut self.tables).insert(hash, token.text, value.clone());
         Ok((value, token))
+    }
+
+    /// The coordinate `token` is, through the cache; `None` if it is not
+    /// one (the caller then reads it again with a `Cursor`, for the error).
+    #[inline]
+    pub(crate) fn coordinate_of(&mut self, token: &str) -> Option<ArtifactCoordinate> {
+        self.value_of(|t| &mut t.coordinates, token)
+    }
+
+    /// The requirement `token` is, through the cache; `None` if it is not one.
+    #[inline]
+    pub(crate) fn requirement_of(&mut self, token: &str) -> Option<VersionRequirement> {
+        self.value_of(|t| &mut t.requirements, token)
+    }
+
+    /// `token` parsed as a `V`, through `table`: the value `V::from_str`
+    /// gives, or `None` where it gives an error.
+    #[inline]
+    fn value_of<V>(&mut self, table: fn(&mut Tables) -> &mut TokenMap<V>, token: &str) -> Option<V>
+    where
+        V: FromStr<Err = JournalError> + Shared + Keyed,
+    {
+        let hash = hash_bytes(token.as_bytes());
+        if let Some(value) = table(&mut self.tables).get(hash, token) {
+            return Some(value.clone());
+        }
+        let mut value = token.parse::<V>().ok()?;
+        if let Some(shared) = &self.shared {
+            value = shared.canonical(value);
+        }
+        table(&mut self.tables).insert(hash, token, value.clone());
+        Some(value)
+    }
+
+    /// The description the quoted string `raw` (as written, quotes
+    /// included, as [`Quick::quoted`](crate::tokens::Quick::quoted) finds
+    /// it) decodes to, through the cache; `None` if it is not a valid one
+    /// ending at its last quote.
+    #[inline]
+    pub(crate) fn quoted_of(&mut self, raw: &str) -> Option<Description> {
+        let hash = hash_bytes(raw.as_bytes());
+        if let Some(description) = self.tables.quoted.get(hash, raw) {
+            return Some(description.clone());
+        }
+        let (description, used) = nenjim_journal_api::model::build::quoted_prefix(raw).ok()?;
+        if used != raw.len() {
+            return None;
+        }
+        let description = self.description(description);
+        self.tables.quoted.insert(hash, raw, description.clone());
+        Some(description)
     }
 
     /// `cursor.quoted(expected)`, through the cache of quoted strings as

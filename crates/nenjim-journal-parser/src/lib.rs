@@ -14,14 +14,20 @@
 //! The text flows through files named after the format's parts
 //! (`journal-format.md`, sections 1 to 5):
 //!
-//! - `lines.rs` (section 1) splits the text into lines (byte scans), without
-//!   copying, and refuses a byte-order mark, a lone CR, tabs and control
-//!   characters, and wrong indentation;
-//! - `tokens.rs` (section 2) reads keywords and tokens by byte scans (nom's
-//!   scanners, and a plain word-at-a-time scan for the hot `Cursor::token`;
-//!   spaces separate tokens) and hands each token
-//!   to its value type in `nenjim_journal_api::valuetypes`, which owns the
-//!   token's syntax;
+//! - `index.rs` (sections 1 and 2) makes the text's structural index in
+//!   one pass over its bytes, 64 at a time (vector compares): a bitmask of
+//!   its `\n` bytes, one of its `\n` and space bytes (where tokens end),
+//!   whether it holds any other control byte; and the text's SHA-256 over
+//!   the same bytes while they are in cache;
+//! - `lines.rs` (section 1) splits the text into lines on the index,
+//!   without copying, and refuses a byte-order mark, a lone CR, tabs and
+//!   control characters, and wrong indentation;
+//! - `tokens.rs` (section 2) reads keywords and tokens: `Quick` reads the
+//!   property lines written the usual way (one space between tokens) on
+//!   the index, and a `Cursor` (byte scans) reads every other line, and
+//!   any line `Quick` does not take, with every error located; each token
+//!   goes to its value type in `nenjim_journal_api::valuetypes`, which
+//!   owns the token's syntax;
 //! - `header.rs` (section 3), `release.rs` (section 4) and `policy.rs`
 //!   (section 5) read their lines, and `document.rs` decides which line may
 //!   come where;
@@ -84,8 +90,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(test)]
+mod differential;
 mod document;
 mod header;
+mod index;
 mod interner;
 mod lines;
 mod policy;

@@ -10,8 +10,9 @@
 //! character, and any other indentation.
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nom::bytes::complete::take_until;
-use nom::{IResult, Parser};
+use nenjim_journal_api::valuetypes::RevisionDigest;
+
+use crate::index::Index;
 
 /// One line of the text, without its terminator, with its 1-based number.
 #[derive(Clone, Copy, Debug)]
@@ -148,85 +149,14 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Whether `b` is a control byte: below 0x20 (LF and CR among them) or DEL.
-const fn is_control(b: u8) -> bool {
-    b < 0x20 || b == 0x7f
-}
-
-/// The offset of the first control byte of `bytes` (its length if none):
-/// eight bytes at a time (a word test for "a byte below 0x20" and "a byte
-/// equal to 0x7f"), then byte by byte from the word that has one. The word
-/// test only decides where the byte-wise scan starts; the offset is always
-/// the byte-wise scan's, so the result is exact whatever the word test says.
-fn first_control(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-        let x = w ^ (ONES * 0x7f);
-        let del = x.wrapping_sub(ONES) & !x & HIGH;
-        if below | del != 0 {
-            break;
-        }
-        i += 8;
-    }
-    let tail = bytes.get(i..).unwrap_or_default();
-    i + tail
-        .iter()
-        .position(|&b| is_control(b))
-        .unwrap_or(tail.len())
-}
-
-/// One line of `input`: `(rest, content, terminated, clean)`, where
-/// `content` excludes the `\n` or `\r\n` terminator and `clean` says that
-/// it holds no control byte. One scan finds the terminator and classifies
-/// the line's bytes at once (section 1): in a line without control bytes
-/// the first control byte is its `\n` (or the `\r` of its `\r\n`);
-/// otherwise the line is scanned again for its `\n` (nom's `take_until`,
-/// which is `memchr`) and `classify` reports the first offending byte.
-fn line(input: &str) -> (&str, &str, bool, bool) {
-    let bytes = input.as_bytes();
-    let k = first_control(bytes);
-    let (end, next, terminated, clean) = match (bytes.get(k), bytes.get(k + 1)) {
-        (None, _) => (k, k, false, true),
-        (Some(b'\n'), _) => (k, k + 1, true, true),
-        (Some(b'\r'), Some(b'\n')) => (k, k + 2, true, true),
-        (Some(_), _) => {
-            let rest = bytes.get(k..).unwrap_or_default();
-            let scanned: IResult<&[u8], &[u8], ()> = take_until(&b"\n"[..]).parse(rest);
-            match scanned {
-                Ok((_, before)) => {
-                    let n = k + before.len();
-                    // A CR just before the LF belongs to the terminator.
-                    let end = if n > 0 && bytes.get(n - 1) == Some(&b'\r') {
-                        n - 1
-                    } else {
-                        n
-                    };
-                    (end, n + 1, true, false)
-                }
-                Err(_) => (bytes.len(), bytes.len(), false, false),
-            }
-        }
-    };
-    // `end` and `next` are at ASCII bytes (or the end): character boundaries.
-    match (input.get(..end), input.get(next..)) {
-        (Some(content), Some(rest)) => (rest, content, terminated, clean),
-        _ => ("", input, false, false),
-    }
-}
-
-/// The lines of a text, in order, as slices of it.
+/// The lines of a text, in order, as slices of it, found through its
+/// structural [`Index`] (one pass over the bytes, made when the lines are).
 #[derive(Clone, Debug)]
 pub(crate) struct Lines<'a> {
-    rest: &'a str,
-    /// The length of the whole text, so that `len - rest.len()` is the byte
-    /// offset of the next line.
-    len: usize,
+    text: &'a str,
+    index: Index,
+    /// The byte offset of the next line.
+    at: usize,
     number: usize,
     /// Where the text ends: line and character column just after its last character.
     end: (usize, usize),
@@ -235,6 +165,16 @@ pub(crate) struct Lines<'a> {
 impl<'a> Lines<'a> {
     /// Splits `text`; refuses a byte-order mark at 1:1.
     pub(crate) fn new(text: &'a str) -> Result<Lines<'a>, JournalError> {
+        Lines::with_index(text, Index::new(text, false))
+    }
+
+    /// [`new`](Self::new), also computing the SHA-256 of the text in the
+    /// same pass ([`digest`](Self::digest)).
+    pub(crate) fn hashed(text: &'a str) -> Result<Lines<'a>, JournalError> {
+        Lines::with_index(text, Index::new(text, true))
+    }
+
+    fn with_index(text: &'a str, index: Index) -> Result<Lines<'a>, JournalError> {
         if text.starts_with(BOM) {
             return Err(error::syntax_error(
                 1,
@@ -243,11 +183,22 @@ impl<'a> Lines<'a> {
             ));
         }
         Ok(Lines {
-            rest: text,
-            len: text.len(),
+            text,
+            index,
+            at: 0,
             number: 0,
             end: (1, 1),
         })
+    }
+
+    /// The SHA-256 of the text (of a [`hashed`](Self::hashed) one).
+    pub(crate) fn digest(&self) -> RevisionDigest {
+        self.index.digest()
+    }
+
+    /// The text's structural index.
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
     }
 
     /// The line and column just after the last character of the text
@@ -259,7 +210,7 @@ impl<'a> Lines<'a> {
     /// The byte offset in the text of the line [`next`](Iterator::next)
     /// returns (the text's length at its end).
     pub(crate) fn offset(&self) -> usize {
-        self.len - self.rest.len()
+        self.at
     }
 
     /// Steps over the next `len` bytes, which hold `newlines` line
@@ -268,17 +219,17 @@ impl<'a> Lines<'a> {
     /// end of the text). Used for a release block already read in an
     /// identical text.
     pub(crate) fn skip_block(&mut self, len: usize, newlines: usize) {
-        let Some(skipped) = self.rest.get(..len) else {
+        let Some(skipped) = self.text.get(self.at..self.at + len) else {
             return;
         };
         if skipped.ends_with('\n') {
             self.number += newlines;
-            self.rest = self.rest.get(len..).unwrap_or_default();
+            self.at += len;
             self.end = (self.number + 1, 1);
         } else {
             // The text's unterminated last line: iterated, for its column.
-            let target = self.offset() + len;
-            while self.offset() < target && self.next().is_some() {}
+            let target = self.at + len;
+            while self.at < target && self.next().is_some() {}
         }
     }
 }
@@ -286,17 +237,33 @@ impl<'a> Lines<'a> {
 impl<'a> Iterator for Lines<'a> {
     type Item = Line<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Line<'a>> {
-        if self.rest.is_empty() {
+        let len = self.text.len();
+        if self.at >= len {
             return None;
         }
-        let (rest, text, terminated, clean) = line(self.rest);
-        self.rest = rest;
+        let start = self.at;
+        // A line ends at its `\n` (a CR just before it belongs to the
+        // terminator), or at the end of the text.
+        let (end, terminated) = match self.index.next_newline(start) {
+            Some(n) => {
+                self.at = n + 1;
+                let cr = n > start && self.text.as_bytes().get(n - 1) == Some(&b'\r');
+                (if cr { n - 1 } else { n }, true)
+            }
+            None => {
+                self.at = len;
+                (len, false)
+            }
+        };
+        // `end` is at an ASCII byte (or the end): a character boundary.
+        let text = self.text.get(start..end).unwrap_or_default();
         self.number += 1;
         let here = Line {
             number: self.number,
             text,
-            clean,
+            clean: !self.index.controls(),
         };
         self.end = if terminated {
             (self.number + 1, 1)
@@ -336,42 +303,66 @@ mod tests {
         assert_eq!(classes("\n\n"), vec![(1, ""), (2, "")]);
     }
 
+    /// The lines the index finds, against a byte-by-byte split (`\n`, a CR
+    /// just before it belonging to the terminator), for a control byte at
+    /// every place of texts longer than a block, among multi-byte
+    /// characters.
     #[test]
-    fn the_word_scan_finds_the_first_control_byte_anywhere() {
-        // Every position of a control byte, in texts longer than a word,
-        // among multi-byte characters (bytes >= 0x80 are not controls).
+    fn lines_end_at_every_newline_among_control_bytes() {
+        fn split(text: &str) -> Vec<&str> {
+            let mut lines: Vec<&str> = text.split('\n').collect();
+            if text.ends_with('\n') {
+                lines.pop();
+            }
+            let terminated = lines
+                .len()
+                .saturating_sub(usize::from(!text.ends_with('\n')));
+            for line in lines.iter_mut().take(terminated) {
+                *line = line.strip_suffix('\r').unwrap_or(line);
+            }
+            lines
+        }
         for control in [b'\n', b'\r', b'\t', 0x00, 0x1f, 0x7f] {
-            for len in 0..20 {
+            for len in [0usize, 1, 7, 40, 70] {
                 for at in 0..=len {
                     let mut bytes = "é".repeat(len).into_bytes();
-                    let offset = 2 * at;
-                    bytes.insert(offset, control);
-                    let expected = bytes.iter().position(|&b| is_control(b));
-                    assert_eq!(first_control(&bytes), expected.unwrap_or(bytes.len()));
+                    bytes.insert(2 * at, control);
+                    bytes.extend_from_slice(b"\nz\r\n\r");
+                    let Ok(text) = String::from_utf8(bytes) else {
+                        unreachable!()
+                    };
+                    let found: Vec<&str> = Lines::new(&text)
+                        .map(|lines| lines.map(|l| l.text).collect())
+                        .unwrap_or_default();
+                    assert_eq!(found, split(&text), "{text:?}");
                 }
             }
         }
-        // 0x7e and 0x20, next to the controls, are not controls.
-        assert_eq!(first_control(b"~~~~~~~~~~~~ \x20"), 14);
-        assert_eq!(first_control(b"~~~~~~~~~~~~ \x1f"), 13);
-        assert_eq!(first_control(b""), 0);
     }
 
     #[test]
-    fn the_scan_marks_clean_lines_only() {
+    fn lines_are_clean_only_in_a_text_without_other_control_bytes() {
         let lines: Vec<(&str, bool)> = Lines::new("a\r\nb\tc\r\nd\r\re\n\x7f\nlast\r")
             .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
             .unwrap_or_default();
         assert_eq!(
             lines,
             vec![
-                ("a", true),
+                ("a", false),
                 ("b\tc", false),
                 ("d\r\re", false),
                 ("\x7f", false),
                 ("last\r", false)
             ]
         );
+        let lines: Vec<(&str, bool)> = Lines::new("a b\n\nc")
+            .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
+            .unwrap_or_default();
+        assert_eq!(lines, vec![("a b", true), ("", true), ("c", true)]);
+        let lines: Vec<(&str, bool)> = Lines::new("a b\r\n\r\nc\r\n")
+            .map(|lines| lines.map(|l| (l.text, l.clean)).collect())
+            .unwrap_or_default();
+        assert_eq!(lines, vec![("a b", true), ("", true), ("c", true)]);
     }
 
     #[test]

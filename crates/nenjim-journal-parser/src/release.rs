@@ -19,7 +19,7 @@ use nenjim_journal_api::valuetypes::{
 use crate::interner::Interner;
 use crate::lines::Line;
 use crate::semantic::located;
-use crate::tokens::{Cursor, Token, shown};
+use crate::tokens::{Cursor, Quick, Token, shown};
 
 /// The release properties, in their required order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -207,6 +207,99 @@ impl OpenRelease {
             }
         }
         Ok(())
+    }
+
+    /// Reads a property line written the usual way (see [`Quick`]) on the
+    /// structural index, with exactly [`property`](Self::property)'s values
+    /// and effects. `None` when the line is not read that way (an unusual
+    /// spelling, a property out of order, a token that is not valid):
+    /// nothing was changed, and the caller reads the line with `property`,
+    /// which reports its error. `quick` starts after the indentation;
+    /// `line_start` is the line's offset in the text.
+    pub(crate) fn quick_property(
+        &mut self,
+        coordinate: &ArtifactCoordinate,
+        line: &Line<'_>,
+        line_start: usize,
+        mut quick: Quick<'_>,
+        interner: &mut Interner,
+    ) -> Option<Result<(), JournalError>> {
+        let property = Property::from_keyword(quick.keyword()?)?;
+        if !self.in_order(property) {
+            return None;
+        }
+        match property {
+            Property::License => {
+                let license = interner.license(quick.rest()?).ok()?;
+                self.license = Some(license);
+            }
+            Property::Content => {
+                let digest = quick.token()?.parse::<ContentDigest>().ok()?;
+                let size = build::content_size(quick.token()?).ok()?;
+                if !quick.at_end() {
+                    return None;
+                }
+                let license = self.license.take()?;
+                self.builder = Some(ReleaseBuilder::new(
+                    coordinate.clone(),
+                    self.version.clone(),
+                    license,
+                    ContentPointer::new(digest, size),
+                ));
+            }
+            Property::Description => {
+                let description = interner.quoted_of(quick.quoted()?)?;
+                if !quick.at_end() {
+                    return None;
+                }
+                self.builder.as_mut()?.description(description);
+            }
+            Property::Depends | Property::Excludes | Property::Prefers => {
+                let at = quick.offset() + 1 - line_start;
+                let artifact = interner.coordinate_of(quick.token()?)?;
+                let requirement = if property == Property::Excludes
+                    && (quick.at_end() || quick.next_is_quoted())
+                {
+                    None
+                } else {
+                    Some(interner.requirement_of(quick.token()?)?)
+                };
+                let description = if quick.at_end() {
+                    None
+                } else {
+                    Some(interner.quoted_of(quick.quoted()?)?)
+                };
+                if !quick.at_end() {
+                    return None;
+                }
+                let builder = self.builder.as_mut()?;
+                let pushed = match (property, requirement) {
+                    (Property::Depends, Some(requirement)) => builder
+                        .push_dependency(build::dependency(artifact, requirement, description)),
+                    (Property::Prefers, Some(requirement)) => builder
+                        .push_preference(build::preference(artifact, requirement, description)),
+                    (_, requirement) => {
+                        builder.push_exclusion(build::exclusion(artifact, requirement, description))
+                    }
+                };
+                self.last = Some(property);
+                return Some(located(pushed, line, at));
+            }
+        }
+        self.last = Some(property);
+        Some(Ok(()))
+    }
+
+    /// Whether `property` may come next ([`check_order`](Self::check_order)
+    /// would accept it).
+    #[inline]
+    fn in_order(&self, property: Property) -> bool {
+        match self.last {
+            None => property == Property::License,
+            Some(Property::License) => property == Property::Content,
+            Some(last) if last == property => property.repeatable(),
+            Some(last) => property > last,
+        }
     }
 
     /// Refuses a property out of order, missing before it, or repeated.

@@ -18,6 +18,7 @@ use nenjim_journal_api::valuetypes::Description;
 use nom::bytes::complete::{take_till1, take_while, take_while1};
 use nom::{IResult, Parser};
 
+use crate::index::Index;
 use crate::lines::Line;
 
 // The token scanners: nom combinators over the line's bytes (the innermost
@@ -300,6 +301,129 @@ impl<'a> Cursor<'a> {
             start,
             format!("found {}, expected {expected}", shown(found)),
         ))
+    }
+}
+
+/// The tokens of a clean line (no control byte) written the usual way, read
+/// on the text's structural [`Index`]: a token ends at the next space or
+/// line end the index marks, found without reading the token's bytes.
+///
+/// It reads only what is certain: exactly one space before each token, no
+/// trailing space, a quoted string that ends with an unescaped quote.
+/// Anything else is `None`, and the caller reads the line with a
+/// [`Cursor`] instead (which accepts every spelling the format allows and
+/// locates every error), so `Quick` never decides what is an error.
+/// Offsets are of the whole text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Quick<'a> {
+    text: &'a str,
+    index: &'a Index,
+    at: usize,
+    /// Where the line's content ends (its `\n`, or the end of the text).
+    end: usize,
+}
+
+impl<'a> Quick<'a> {
+    /// The line's content `at..end` of `text`, whose index is `index`.
+    pub(crate) fn new(text: &'a str, index: &'a Index, at: usize, end: usize) -> Quick<'a> {
+        Quick {
+            text,
+            index,
+            at,
+            end,
+        }
+    }
+
+    /// The offset of the next unread byte.
+    pub(crate) fn offset(&self) -> usize {
+        self.at
+    }
+
+    /// The run of non-spaces at the cursor (a keyword), if not empty.
+    #[inline]
+    pub(crate) fn keyword(&mut self) -> Option<&'a str> {
+        let stop = self.stop(self.at);
+        let word = self.text.get(self.at..stop).filter(|w| !w.is_empty())?;
+        self.at = stop;
+        Some(word)
+    }
+
+    /// Where the run of non-spaces from `from` ends (the line's end at the
+    /// latest).
+    #[inline]
+    fn stop(&self, from: usize) -> usize {
+        self.index
+            .next_stop(from)
+            .unwrap_or(self.text.len())
+            .min(self.end)
+    }
+
+    /// One space, then a token (a run of non-spaces).
+    #[inline]
+    pub(crate) fn token(&mut self) -> Option<&'a str> {
+        if self.at >= self.end || self.text.as_bytes().get(self.at) != Some(&b' ') {
+            return None;
+        }
+        let start = self.at + 1;
+        let stop = self.stop(start);
+        let token = self.text.get(start..stop).filter(|t| !t.is_empty())?;
+        self.at = stop;
+        Some(token)
+    }
+
+    /// Whether the line is read to its end.
+    #[inline]
+    pub(crate) fn at_end(&self) -> bool {
+        self.at >= self.end
+    }
+
+    /// Whether one space and a double quote come next.
+    #[inline]
+    pub(crate) fn next_is_quoted(&self) -> bool {
+        let bytes = self.text.as_bytes();
+        self.at + 1 < self.end
+            && bytes.get(self.at) == Some(&b' ')
+            && bytes.get(self.at + 1) == Some(&b'"')
+    }
+
+    /// One space, then a quoted string as written (quotes included): from
+    /// its opening quote to the first quote no backslash escapes, which
+    /// must end the line or be followed by a space. Not decoded.
+    #[inline]
+    pub(crate) fn quoted(&mut self) -> Option<&'a str> {
+        if !self.next_is_quoted() {
+            return None;
+        }
+        let bytes = self.text.as_bytes().get(..self.end)?;
+        let start = self.at + 1;
+        let mut i = start + 1;
+        loop {
+            match *bytes.get(i)? {
+                b'\\' => i += 2,
+                b'"' => break,
+                _ => i += 1,
+            }
+        }
+        let raw = self.text.get(start..=i)?;
+        if i + 1 < self.end && bytes.get(i + 1) != Some(&b' ') {
+            return None;
+        }
+        self.at = i + 1;
+        Some(raw)
+    }
+
+    /// One space, then the rest of the line (which must not end with a space).
+    #[inline]
+    pub(crate) fn rest(&mut self) -> Option<&'a str> {
+        if self.text.as_bytes().get(self.at) != Some(&b' ') {
+            return None;
+        }
+        let rest = self.text.get(self.at + 1..self.end)?;
+        if rest.is_empty() || rest.ends_with(' ') || rest.starts_with(' ') {
+            return None;
+        }
+        self.at = self.end;
+        Some(rest)
     }
 }
 

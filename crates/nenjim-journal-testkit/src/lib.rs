@@ -19,6 +19,8 @@
 //!   and JSON, a root's files and ledger records, a child in the
 //!   background (the CLI's tests);
 //! - [`moto`]: the S3 protocol server of the bucket tests;
+//! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
+//!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
 //!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
@@ -35,5 +37,7 @@ pub mod faults;
 pub mod feeds;
 pub mod memory_fs;
 pub mod moto;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub mod texts;
 pub mod tlog_checks;

@@ -1,0 +1,190 @@
+//! One client connection and the small runtime it runs on.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_nats::jetstream;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use tokio::sync::watch;
+
+use crate::NatsRoot;
+use crate::address::Auth;
+
+/// A connection to a root's server: the client, its JetStream context and
+/// the runtime they run on, with the connection's fate.
+pub(crate) struct Connection {
+    pub(crate) client: async_nats::Client,
+    pub(crate) js: jetstream::Context,
+    /// `true` once the client gave up (its reconnect attempts ran out, or it
+    /// was closed): nothing will come over this connection again.
+    pub(crate) lost: watch::Receiver<bool>,
+    /// Counts the client's reconnections (each `Connected` after the first).
+    pub(crate) reconnected: watch::Receiver<u64>,
+    /// `nats://host:port/<name>`, for messages.
+    pub(crate) address: String,
+    pub(crate) max_reconnects: usize,
+    pub(crate) reconnect_delay: Duration,
+    /// Declared last: dropped after the client it runs.
+    runtime: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Connects to `root`'s server with its credentials and options.
+    pub(crate) fn open(root: &NatsRoot) -> Result<Connection, JournalError> {
+        let address = root.to_string();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("nenjim-nats")
+            .enable_all()
+            .build()
+            .map_err(|e| error::io_error(&address, "cannot start the NATS client's runtime", e))?;
+        let (lost_tx, lost) = watch::channel(false);
+        let (reconnected_tx, reconnected) = watch::channel(0u64);
+        let options = &root.options;
+        let step = options.reconnect_delay;
+        let mut connect = async_nats::ConnectOptions::new()
+            .name("nenjim-journal")
+            .max_reconnects(options.max_reconnects)
+            .connection_timeout(options.request_timeout)
+            .request_timeout(Some(options.request_timeout))
+            .reconnect_delay_callback(move |attempts| {
+                let attempts = u32::try_from(attempts).unwrap_or(u32::MAX);
+                step.saturating_mul(attempts).min(Duration::from_secs(2))
+            })
+            .event_callback(move |event| {
+                let lost_tx = lost_tx.clone();
+                let reconnected_tx = reconnected_tx.clone();
+                async move {
+                    if matches!(event, async_nats::Event::Connected) {
+                        reconnected_tx.send_modify(|n| *n += 1);
+                    }
+                    if matches!(
+                        event,
+                        async_nats::Event::Closed
+                            | async_nats::Event::ClientError(
+                                async_nats::ClientError::MaxReconnects
+                            )
+                    ) {
+                        let _ = lost_tx.send(true);
+                    }
+                }
+            });
+        let credentials = &root.credentials;
+        let setting = credentials.auth.setting();
+        connect = match &credentials.auth {
+            Auth::None => connect,
+            Auth::CredsFile(path) => runtime
+                .block_on(connect.credentials_file(path))
+                .map_err(|e| setting_error(&address, "NATS_CREDS", path, e))?,
+            Auth::NkeyFile(path) => {
+                let seed = std::fs::read_to_string(path)
+                    .map_err(|e| setting_error(&address, "NATS_NKEY", path, e))?;
+                connect.nkey(seed.trim().to_owned())
+            }
+            Auth::UserPassword(user, password) => {
+                connect.user_and_password(user.clone(), password.clone())
+            }
+            Auth::Token(token) => connect.token(token.clone()),
+        };
+        if let Some(ca) = &credentials.ca {
+            connect = connect.add_root_certificates(ca.clone());
+        }
+        if let Some((cert, key)) = &credentials.client_cert {
+            connect = connect.add_client_certificate(cert.clone(), key.clone());
+        }
+        if credentials.tls() {
+            connect = connect.require_tls(true);
+        }
+        let server = format!("{}:{}", root.host, root.port);
+        let client = runtime.block_on(connect.connect(server)).map_err(|e| {
+            let how = match setting {
+                "none" => String::new(),
+                setting => format!(" (authenticating with {setting})"),
+            };
+            error::error(
+                ErrorKind::Io,
+                format!("cannot connect to the NATS server of {address}{how}: {e}"),
+            )
+            .with_path(&address)
+        })?;
+        // The context spawns its acker task on the runtime.
+        let js = {
+            let _inside = runtime.enter();
+            jetstream::ContextBuilder::new()
+                .timeout(options.request_timeout)
+                .build(client.clone())
+        };
+        Ok(Connection {
+            client,
+            js,
+            lost,
+            reconnected,
+            address,
+            max_reconnects: options.max_reconnects,
+            reconnect_delay: options.reconnect_delay,
+            runtime,
+        })
+    }
+
+    /// Runs `future` to its end on the connection's runtime (from a plain
+    /// thread: never from inside an async runtime).
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// Whether the client gave up on the server.
+    pub(crate) fn is_lost(&self) -> bool {
+        *self.lost.borrow()
+    }
+
+    /// The typed error of a lost connection.
+    pub(crate) fn lost_error(&self) -> JournalError {
+        error::error(
+            ErrorKind::Io,
+            format!(
+                "lost the connection to the NATS server of {} (after {} reconnect attempts), expected it to answer; nothing more can be read or committed over this connection",
+                self.address, self.max_reconnects
+            ),
+        )
+        .with_path(&self.address)
+    }
+
+    /// An error of a request to the server: the lost connection's when it
+    /// was lost, otherwise `what` and the client's error.
+    pub(crate) fn request_error(&self, what: &str, error: impl std::fmt::Display) -> JournalError {
+        if self.is_lost() {
+            return self.lost_error();
+        }
+        error::error(
+            ErrorKind::Io,
+            format!("{what} on {}: {error}", self.address),
+        )
+        .with_path(&self.address)
+    }
+}
+
+/// A setting's file could not be used: names the variable and the file.
+fn setting_error(
+    address: &str,
+    variable: &str,
+    path: &std::path::Path,
+    error: std::io::Error,
+) -> JournalError {
+    error::error(
+        ErrorKind::Io,
+        format!(
+            "cannot read the file {} named by {variable} to connect to {address}: {error}",
+            path.display()
+        ),
+    )
+    .with_path(PathBuf::from(path))
+}

@@ -1,0 +1,250 @@
+//! Journal roots on NATS JetStream: the ledger as a stream, the writer's
+//! lease in a key-value bucket, large revisions in an object-store bucket,
+//! and live following of what is committed.
+//!
+//! # Status
+//!
+//! This is the groundwork of NATS roots: the JetStream layer of the
+//! storage seam's ledger and lease (read the entries after a sequence in
+//! batches, commit the next entry at an expected tip, acquire / renew /
+//! release / fence the lease) and the live follower. [`NatsLedger`]
+//! implements the seam's `LedgerReader` and [`NatsLease`] its `Lease`; the
+//! seam's `Ledger` (a commit whose revision the writer put first through a
+//! `Store`) needs a NATS `Store` that hands the revision to the commit, and
+//! is not implemented yet. The reference Journal over a NATS root
+//! (`NatsRoot::assembly`), its writer (`NatsRoot::writer`,
+//! `NatsJournalWriter`) and following through the cursors are built on
+//! these; none of them exists yet.
+//!
+//! # A root on a server
+//!
+//! A root is `nats://host:port/<name>` ([`NatsRoot::parse`]): `<name>` is
+//! 1 to 64 ASCII letters, digits, `-` and `_`, and names everything the root
+//! keeps on the server ([`Names`]):
+//!
+//! | what | JetStream |
+//! | --- | --- |
+//! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied |
+//! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
+//! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
+//! | the content store ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
+//!
+//! # The ledger: one message per entry, sequences 1:1
+//!
+//! Every ledger entry, a fence included, is exactly one message of the
+//! stream, and its ledger sequence **is** the message's stream sequence:
+//! the stream's first message is entry 1, and since nothing is ever
+//! deleted or purged, the sequences are contiguous, the same in every
+//! process, and kept across server restarts (the server's `-sd` store). A
+//! message carries:
+//!
+//! - the header `Nenjim-Record`: the entry's record line, exactly as in a
+//!   directory's ledger (`<seq> REVISION <coordinate> <journal-version>
+//!   <size> sha256:<hex>` or `<seq> FENCE <epoch>`, parsed by
+//!   [`nenjim_journal_store::ledger::Entry`]), whose `<seq>` must be the
+//!   message's stream sequence;
+//! - for a revision up to the inline limit ([`NatsRoot::inline_limit`],
+//!   default 1 MiB, at most the server's `max_payload` less
+//!   [`ledger::HEADER_ROOM`]): the revision's exact bytes as the body;
+//! - for a larger one: an empty body and the header `Nenjim-Blob: <key>`,
+//!   the object holding the bytes, put *before* the message is published
+//!   ("blob before pointer"); the pointer's size and SHA-256 are the
+//!   record's;
+//! - for a fence: nothing more.
+//!
+//! A reader checks every revision's bytes, inline or from the blob bucket,
+//! against the record's size and SHA-256 before handing them out
+//! (`LedgerMismatch` on a difference, a missing object, a message whose
+//! record is not of its own sequence).
+//!
+//! A commit ([`NatsLedger::commit_at`]) is a publish with
+//! `Nats-Expected-Last-Sequence: <tip>`: the server stores it only if the
+//! stream's last sequence is still the writer's tip, so a writer that lost
+//! the race gets [`CommitError::TipMoved`] (with the tip it found) and
+//! nothing of its commit is stored. Its `Nats-Msg-Id` is the committing
+//! handle's id, the sequence and a digest of the record, and a publish
+//! whose answer was lost is sent again (up to three times): the server
+//! stores it at most once (the expected sequence refuses a second copy,
+//! and the stream's two-minute duplicate window drops one too), and a
+//! resend refused because the tip moved that finds its own first send at
+//! that sequence (the same message id and record) is that commit's
+//! success, not `TipMoved`. (nats-server 2.15 checks the expected sequence
+//! before the message id, so the resend does see the moved tip.)
+//!
+//! # Following
+//!
+//! [`NatsLedger::follow`] reads every entry after a sequence through an
+//! ordered consumer and then waits for the next one ([`Follower`]): with a
+//! timeout (`Ok(None)`, the follower stays usable), until the ledger's
+//! [`StopSignal`] is given (`Stopped`), or until the connection is lost for
+//! good: after the client's reconnect attempts ([`NatsRoot::max_reconnects`],
+//! default 10, waiting [`NatsRoot::reconnect_delay`] more before each, at
+//! most 2 s) a waiting follower gets an `Io` error, never a silent end.
+//!
+//! # Credentials and TLS
+//!
+//! From the environment, under the NATS tools' names (`NATS_CREDS`,
+//! `NATS_NKEY`, `NATS_USER` / `NATS_PASSWORD`, `NATS_TOKEN`, `NATS_CA`,
+//! `NATS_CERT` / `NATS_KEY`): see [`address`]. An error names the
+//! variable, never its value.
+//!
+//! # Threads
+//!
+//! Each [`NatsLedger`] owns a small tokio runtime (one worker thread) and
+//! blocks on it: no async in the API, and its calls are made from plain
+//! threads, never from inside an async runtime.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod address;
+mod connection;
+pub mod follow;
+pub mod lease;
+pub mod ledger;
+mod seam;
+
+use std::fmt;
+use std::time::Duration;
+
+use nenjim_journal_api::error::JournalError;
+
+pub use address::Credentials;
+pub use follow::{Follower, StopSignal};
+pub use lease::{Acquired, Lease, NatsLease};
+pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger};
+
+/// The default [`NatsRoot::inline_limit`]: 1 MiB.
+pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
+
+/// The client's settings of a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ClientOptions {
+    pub(crate) inline_limit: usize,
+    pub(crate) max_reconnects: usize,
+    pub(crate) reconnect_delay: Duration,
+    pub(crate) request_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> ClientOptions {
+        ClientOptions {
+            inline_limit: DEFAULT_INLINE_LIMIT,
+            max_reconnects: 10,
+            reconnect_delay: Duration::from_millis(250),
+            request_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A Journal root on a NATS JetStream server: `nats://host:port/<name>`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NatsRoot {
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) name: String,
+    pub(crate) credentials: Credentials,
+    pub(crate) options: ClientOptions,
+}
+
+impl fmt::Debug for NatsRoot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NatsRoot")
+            .field("address", &self.to_string())
+            .field("credentials", &self.credentials)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// `nats://host:port/<name>`.
+impl fmt::Display for NatsRoot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "nats://{}:{}/{}", self.host, self.port, self.name)
+    }
+}
+
+impl NatsRoot {
+    /// `nats://host:port/<name>`: the root named `<name>` on that server
+    /// (port 4222 when none is given), with the credentials of the
+    /// process's environment (see [`address`]). A malformed address or
+    /// setting is refused (`Usage`), saying what was found and what was
+    /// expected.
+    pub fn parse(address: &str) -> Result<NatsRoot, JournalError> {
+        NatsRoot::parse_with_env(address, std::env::vars())
+    }
+
+    /// [`NatsRoot::parse`] with the environment `env` (variable, value).
+    pub fn parse_with_env<I, K, V>(address: &str, env: I) -> Result<NatsRoot, JournalError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let parsed = address::parse(address)?;
+        Ok(NatsRoot {
+            host: parsed.host,
+            port: parsed.port,
+            name: parsed.name,
+            credentials: Credentials::from_env(env)?,
+            options: ClientOptions::default(),
+        })
+    }
+
+    /// The root's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's host.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The server's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The credentials the client connects with.
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// Revisions up to `bytes` travel inside their ledger message; larger
+    /// ones go to the blob bucket first (default [`DEFAULT_INLINE_LIMIT`];
+    /// never more than the server's `max_payload` less
+    /// [`ledger::HEADER_ROOM`]).
+    #[must_use]
+    pub fn inline_limit(mut self, bytes: usize) -> NatsRoot {
+        self.options.inline_limit = bytes;
+        self
+    }
+
+    /// How many times the client tries to reconnect to a server it lost
+    /// before the connection is lost for good (default 10).
+    #[must_use]
+    pub fn max_reconnects(mut self, attempts: usize) -> NatsRoot {
+        self.options.max_reconnects = attempts;
+        self
+    }
+
+    /// The wait before the n-th reconnect attempt is n times `step`, at
+    /// most 2 s (default 250 ms).
+    #[must_use]
+    pub fn reconnect_delay(mut self, step: Duration) -> NatsRoot {
+        self.options.reconnect_delay = step;
+        self
+    }
+
+    /// How long a request to the server may take (default 10 s).
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> NatsRoot {
+        self.options.request_timeout = timeout;
+        self
+    }
+
+    /// Connects to the server: the root's ledger (see [`NatsLedger`]).
+    pub fn ledger(&self) -> Result<NatsLedger, JournalError> {
+        NatsLedger::connect(self)
+    }
+}

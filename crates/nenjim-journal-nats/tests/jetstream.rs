@@ -1,0 +1,716 @@
+//! The JetStream layer against a real `nats-server -js` (started by the
+//! tests on 127.0.0.1, stopped by PID; a test fails when it cannot be had).
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::Duration;
+
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_nats::{CommitError, NatsLedger, NatsRoot};
+use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
+use nenjim_journal_testkit::nats::NatsServer;
+use nenjim_journal_testkit::texts::{genesis, successor, ts};
+
+/// The root `name` on `server`, without credentials from the environment.
+fn root(server: &NatsServer, name: &str) -> NatsRoot {
+    NatsRoot::parse_with_env(&server.root(name), Vec::<(String, String)>::new()).unwrap()
+}
+
+/// A connected ledger whose stream and buckets exist.
+fn created(root: &NatsRoot) -> NatsLedger {
+    let ledger = root.ledger().unwrap();
+    ledger.create().unwrap();
+    ledger
+}
+
+/// The `REVISION` record of `text` (its coordinate and version given).
+fn record(coordinate: &str, version: &str, text: &[u8]) -> Record {
+    Record::Revision(RevisionPointer::new(
+        coordinate.parse().unwrap(),
+        version.parse().unwrap(),
+        text.len() as u64,
+        RevisionDigest::of_bytes(text),
+    ))
+}
+
+/// Commits the revision `text` of `left-pad` at `version` after `tip`.
+fn commit(ledger: &NatsLedger, tip: u64, version: &str, text: &str) -> Entry {
+    ledger
+        .commit_at(
+            tip,
+            record("left-pad", version, text.as_bytes()),
+            Some(text.as_bytes()),
+        )
+        .unwrap()
+}
+
+/// Every entry and revision of `ledger`, read in batches of `batch`.
+fn everything(ledger: &NatsLedger, batch: usize) -> Vec<(Entry, Option<Vec<u8>>)> {
+    let mut all = Vec::new();
+    loop {
+        let after = all.len() as u64;
+        let read = ledger.read_after(after, batch).unwrap();
+        if read.is_empty() {
+            return all;
+        }
+        assert!(read.len() <= batch);
+        for message in read {
+            let (entry, revision) = message.into_parts();
+            all.push((entry, revision.map(|b| b.to_vec())));
+        }
+    }
+}
+
+/// Three revisions of `left-pad`: texts and versions.
+fn chain() -> Vec<(String, String)> {
+    let v: Vec<String> = (1..=3).map(ts).collect();
+    let g = genesis("left-pad", &v[0], &["1.0.0"]);
+    let s1 = successor(&g, "left-pad", &v[1], &["1.0.0", "1.1.0"]);
+    let s2 = successor(&s1, "left-pad", &v[2], &["1.0.0", "1.1.0", "2.0.0"]);
+    vec![(v[0].clone(), g), (v[1].clone(), s1), (v[2].clone(), s2)]
+}
+
+#[test]
+fn committed_entries_read_back_in_batches_with_their_revisions() {
+    let server = NatsServer::start();
+    let root = root(&server, "main");
+    let ledger = created(&root);
+    assert_eq!(ledger.tip().unwrap(), 0);
+    assert!(ledger.read_after(0, 10).unwrap().is_empty());
+    let chain = chain();
+    let e1 = commit(&ledger, 0, &chain[0].0, &chain[0].1);
+    let fence = ledger
+        .commit_at(1, Record::Fence { epoch: 2 }, None)
+        .unwrap();
+    let e3 = commit(&ledger, 2, &chain[1].0, &chain[1].1);
+    let e4 = commit(&ledger, 3, &chain[2].0, &chain[2].1);
+    assert_eq!(
+        [
+            e1.sequence(),
+            fence.sequence(),
+            e3.sequence(),
+            e4.sequence()
+        ],
+        [1, 2, 3, 4]
+    );
+    assert_eq!(ledger.tip().unwrap(), 4);
+
+    // Another connection reads the same entries, in any batch size, and
+    // the revisions' exact bytes.
+    let reader = root.ledger().unwrap();
+    for batch in [1, 3, 100] {
+        let all = everything(&reader, batch);
+        let entries: Vec<&Entry> = all.iter().map(|(e, _)| e).collect();
+        assert_eq!(entries, [&e1, &fence, &e3, &e4]);
+        assert_eq!(all[0].1.as_deref(), Some(chain[0].1.as_bytes()));
+        assert_eq!(all[1].1, None);
+        assert_eq!(all[3].1.as_deref(), Some(chain[2].1.as_bytes()));
+    }
+    let middle = reader.read_after(1, 2).unwrap();
+    assert_eq!(
+        middle.iter().map(|m| m.entry().clone()).collect::<Vec<_>>(),
+        [fence.clone(), e3.clone()]
+    );
+    assert!(reader.read_after(4, 10).unwrap().is_empty());
+    let ahead = reader.read_after(5, 10).unwrap_err();
+    assert_eq!(ahead.kind(), ErrorKind::LedgerMismatch, "{ahead}");
+
+    // The record line is the directory ledger's.
+    assert_eq!(fence.to_string(), "2 FENCE 2");
+}
+
+#[test]
+fn a_root_without_its_stream_is_missing_and_loading_creates_nothing() {
+    let server = NatsServer::start();
+    let ledger = root(&server, "absent").ledger().unwrap();
+    assert!(!ledger.exists().unwrap());
+    let e = ledger.read_after(0, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RootMissing, "{e}");
+    assert!(e.message().contains("NENJIM_absent"), "{e}");
+    assert!(!ledger.exists().unwrap());
+}
+
+#[test]
+fn a_commit_with_bytes_that_differ_from_its_record_is_refused_and_stores_nothing() {
+    let server = NatsServer::start();
+    let ledger = created(&root(&server, "main"));
+    let text = genesis("left-pad", &ts(1), &[]);
+    let other = genesis("left-pad", &ts(2), &[]);
+    let refused = ledger.commit_at(
+        0,
+        record("left-pad", &ts(1), text.as_bytes()),
+        Some(other.as_bytes()),
+    );
+    assert!(
+        matches!(refused, Err(CommitError::Failed(_))),
+        "{refused:?}"
+    );
+    let refused = ledger.commit_at(0, Record::Fence { epoch: 1 }, Some(b"x"));
+    assert!(
+        matches!(refused, Err(CommitError::Failed(_))),
+        "{refused:?}"
+    );
+    let refused = ledger.commit_at(0, record("left-pad", &ts(1), text.as_bytes()), None);
+    assert!(
+        matches!(refused, Err(CommitError::Failed(_))),
+        "{refused:?}"
+    );
+    assert_eq!(ledger.tip().unwrap(), 0);
+}
+
+#[test]
+fn of_two_racing_committers_one_wins_and_the_other_gets_tip_moved() {
+    let server = NatsServer::start();
+    let root = root(&server, "race");
+    created(&root);
+    for round in 0..10u32 {
+        let a = root.ledger().unwrap();
+        let b = root.ledger().unwrap();
+        let tip = a.tip().unwrap();
+        let barrier = Arc::new(Barrier::new(2));
+        let racers: Vec<_> = [(a, 2 * round), (b, 2 * round + 1)]
+            .into_iter()
+            .map(|(ledger, k)| {
+                let barrier = Arc::clone(&barrier);
+                thread::spawn(move || {
+                    let version = ts(k);
+                    let text = genesis("left-pad", &version, &[]);
+                    barrier.wait();
+                    let outcome = ledger.commit_at(
+                        tip,
+                        record("left-pad", &version, text.as_bytes()),
+                        Some(text.as_bytes()),
+                    );
+                    (ledger, outcome)
+                })
+            })
+            .collect();
+        let outcomes: Vec<_> = racers.into_iter().map(|t| t.join().unwrap()).collect();
+        let won: Vec<&Entry> = outcomes
+            .iter()
+            .filter_map(|(_, o)| o.as_ref().ok())
+            .collect();
+        assert_eq!(won.len(), 1, "round {round}: {outcomes:?}");
+        let winner = won[0].clone();
+        assert_eq!(winner.sequence(), tip + 1);
+        let (loser, lost) = outcomes.iter().find(|(_, o)| o.is_err()).unwrap();
+        match lost {
+            Err(CommitError::TipMoved {
+                tip: found_tip,
+                found,
+            }) => {
+                assert_eq!(*found_tip, tip + 1);
+                assert_eq!(found.as_ref(), Some(&winner));
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+        // Nothing of the loser's is stored: the ledger holds the winner's entry once.
+        assert_eq!(loser.tip().unwrap(), tip + 1);
+        let read = loser.read_after(tip, 10).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].entry(), &winner);
+    }
+    assert_eq!(everything(&root.ledger().unwrap(), 100).len(), 10);
+}
+
+#[test]
+fn a_resent_commit_is_stored_once_and_another_committers_is_not_taken_for_it() {
+    let server = NatsServer::start();
+    let root = root(&server, "dedup");
+    let ledger = created(&root);
+    let (version, text) = chain().remove(0);
+    let first = commit(&ledger, 0, &version, &text);
+    // The same handle sends the same commit again (its answer was lost,
+    // say): the same Nats-Msg-Id, answered with the first's sequence.
+    let again = commit(&ledger, 0, &version, &text);
+    assert_eq!(again, first);
+    assert_eq!(ledger.tip().unwrap(), 1);
+    // Another handle with the same record is another committer: it lost.
+    let other = root.ledger().unwrap();
+    let outcome = other.commit_at(
+        0,
+        record("left-pad", &version, text.as_bytes()),
+        Some(text.as_bytes()),
+    );
+    assert!(
+        matches!(outcome, Err(CommitError::TipMoved { tip: 1, .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(everything(&other, 10).len(), 1);
+}
+
+/// A revision text of about `bytes` bytes (a long description).
+fn large_revision(version: &str, bytes: usize) -> String {
+    let mut text = genesis("left-pad", version, &[]);
+    text.push_str("# ");
+    text.push_str(&"x".repeat(bytes));
+    text.push('\n');
+    text
+}
+
+#[test]
+fn a_revision_over_the_inline_limit_travels_as_a_checked_blob() {
+    let server = NatsServer::start();
+    let small = root(&server, "blobs").inline_limit(1024);
+    let ledger = created(&small);
+    assert_eq!(ledger.inline_limit(), 1024);
+    let inline = genesis("left-pad", &ts(1), &[]);
+    assert!(inline.len() <= 1024);
+    let large = large_revision(&ts(2), 5000);
+    commit(&ledger, 0, &ts(1), &inline);
+    commit(&ledger, 1, &ts(2), &large);
+    let reader = small.clone().inline_limit(1 << 20).ledger().unwrap();
+    let all = everything(&reader, 10);
+    assert_eq!(all[0].1.as_deref(), Some(inline.as_bytes()));
+    assert_eq!(all[1].1.as_deref(), Some(large.as_bytes()));
+
+    // The message carries a pointer, not the bytes; the object is the revision.
+    let raw = raw::Raw::connect(&server);
+    let (headers, body) = raw.message("NENJIM_blobs", 2);
+    let key = headers
+        .iter()
+        .find(|(k, _)| k == "Nenjim-Blob")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert_eq!(
+        key,
+        format!(
+            "revisions/sha256/{}",
+            RevisionDigest::of_text(&large)
+                .to_string()
+                .trim_start_matches("sha256:")
+        )
+    );
+    assert!(body.is_empty());
+    assert_eq!(raw.object("NENJIM_blobs_blobs", &key), large.as_bytes());
+    let (_, body) = raw.message("NENJIM_blobs", 1);
+    assert_eq!(body, inline.as_bytes());
+
+    // A blob that no longer matches its pointer is refused on read.
+    raw.put_object("NENJIM_blobs_blobs", &key, &large.as_bytes()[1..]);
+    let e = reader.read_after(1, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    assert!(e.message().contains("bytes"), "{e}");
+    let mut altered = large.clone().into_bytes();
+    altered[10] ^= 1;
+    raw.put_object("NENJIM_blobs_blobs", &key, &altered);
+    let e = reader.read_after(1, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    assert!(e.message().contains("SHA-256"), "{e}");
+    raw.delete_object("NENJIM_blobs_blobs", &key);
+    let e = reader.read_after(1, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    // The entry before it still reads.
+    assert_eq!(reader.read_after(0, 1).unwrap().len(), 1);
+}
+
+#[test]
+fn by_default_a_revision_over_the_servers_message_limit_goes_through_the_blob_bucket() {
+    let server = NatsServer::start();
+    let root = root(&server, "big");
+    let ledger = created(&root);
+    // The server's max_payload is 1 MiB: the limit stays under it.
+    assert_eq!(
+        ledger.inline_limit(),
+        (1 << 20) - nenjim_journal_nats::ledger::HEADER_ROOM
+    );
+    let large = large_revision(&ts(1), (1 << 20) + 100);
+    commit(&ledger, 0, &ts(1), &large);
+    let all = everything(&root.ledger().unwrap(), 10);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].1.as_deref(), Some(large.as_bytes()));
+}
+
+#[test]
+fn a_message_whose_bytes_differ_from_its_record_is_a_ledger_mismatch() {
+    let server = NatsServer::start();
+    let root = root(&server, "tamper");
+    let ledger = created(&root);
+    let text = genesis("left-pad", &ts(1), &[]);
+    commit(&ledger, 0, &ts(1), &text);
+    let raw = raw::Raw::connect(&server);
+    // Published around the ledger: a record of another sequence, bytes
+    // that differ, no record at all.
+    raw.publish(
+        "nenjim.tamper.ledger",
+        &[("Nenjim-Record", "5 FENCE 3")],
+        b"",
+    );
+    let e = ledger.read_after(1, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    assert!(e.message().contains("sequence 2"), "{e}");
+    let root2 =
+        NatsRoot::parse_with_env(&server.root("tamper2"), Vec::<(String, String)>::new()).unwrap();
+    let ledger2 = created(&root2);
+    let line = Entry::new(1, record("left-pad", &ts(1), text.as_bytes())).to_string();
+    raw.publish(
+        "nenjim.tamper2.ledger",
+        &[("Nenjim-Record", &line)],
+        &text.as_bytes()[1..],
+    );
+    let e = ledger2.read_after(0, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    let root3 =
+        NatsRoot::parse_with_env(&server.root("tamper3"), Vec::<(String, String)>::new()).unwrap();
+    let ledger3 = created(&root3);
+    raw.publish("nenjim.tamper3.ledger", &[], text.as_bytes());
+    let e = ledger3.read_after(0, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{e}");
+    assert!(e.message().contains("Nenjim-Record"), "{e}");
+}
+
+#[test]
+fn the_lease_is_held_released_taken_over_and_the_old_holder_fenced() {
+    let server = NatsServer::start();
+    let root = root(&server, "lease");
+    let ledger = created(&root);
+    let ttl = Duration::from_secs(60);
+    let mut a = ledger.lease().unwrap();
+    assert!(a.read().unwrap().is_none());
+    let got = a.acquire(ttl).unwrap();
+    assert_eq!((got.epoch, got.taken_over), (1, false));
+    a.renew(ttl).unwrap();
+
+    // A second writer, on another connection, is refused while it is live.
+    let other = root.ledger().unwrap();
+    let mut b = other.lease().unwrap();
+    let e = b.acquire(ttl).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LeaseHeld, "{e}");
+    assert!(e.message().contains("epoch 1"), "{e}");
+
+    // Released: taken as it is (next epoch, no takeover, no fence needed).
+    a.release().unwrap();
+    let got = b.acquire(Duration::ZERO).unwrap();
+    assert_eq!((got.epoch, got.taken_over), (2, false));
+    let tip = commit(&other, 0, &ts(1), &genesis("left-pad", &ts(1), &[])).sequence();
+
+    // b's lease (of no time at all) has expired: c takes it over and fences.
+    let third = root.ledger().unwrap();
+    let mut c = third.lease().unwrap();
+    let got = c.acquire(ttl).unwrap();
+    assert_eq!((got.epoch, got.taken_over), (3, true));
+    let fence = c.fence_ledger().unwrap();
+    assert_eq!(fence, Entry::new(tip + 1, Record::Fence { epoch: 3 }));
+
+    // b's next commit, at the tip it knew, fails: the fence is there.
+    let text = genesis("right-pad", &ts(2), &[]);
+    let refused = other
+        .commit_at(
+            tip,
+            record("right-pad", &ts(2), text.as_bytes()),
+            Some(text.as_bytes()),
+        )
+        .unwrap_err();
+    let e = refused.into_error(&other, tip + 1, b.epoch());
+    assert_eq!(e.kind(), ErrorKind::LeaseLost, "{e}");
+    assert!(e.message().contains("epoch 3"), "{e}");
+    let e = b.renew(ttl).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LeaseLost, "{e}");
+    // b giving back a lease it no longer holds leaves c's alone.
+    b.release().unwrap();
+    let (lease, _) = c.read().unwrap().unwrap();
+    assert_eq!((lease.epoch(), lease.expires() > 0), (3, true));
+    c.renew(ttl).unwrap();
+    assert_eq!(third.tip().unwrap(), tip + 1);
+}
+
+#[test]
+fn sequences_and_revisions_survive_a_server_restart() {
+    let mut server = NatsServer::start();
+    let root = root(&server, "durable").inline_limit(1024);
+    let before = {
+        let ledger = created(&root);
+        let chain = chain();
+        commit(&ledger, 0, &chain[0].0, &chain[0].1);
+        ledger
+            .commit_at(1, Record::Fence { epoch: 2 }, None)
+            .unwrap();
+        commit(&ledger, 2, &chain[1].0, &chain[1].1);
+        commit(&ledger, 3, &ts(9), &large_revision(&ts(9), 3000));
+        everything(&ledger, 10)
+    };
+    server.restart();
+    let ledger = root.ledger().unwrap();
+    assert_eq!(ledger.tip().unwrap(), 4);
+    assert_eq!(everything(&ledger, 2), before);
+    let chain = chain();
+    assert_eq!(commit(&ledger, 4, &chain[2].0, &chain[2].1).sequence(), 5);
+    let mut lease = ledger.lease().unwrap();
+    assert_eq!(lease.acquire(Duration::from_secs(60)).unwrap().epoch, 1);
+}
+
+#[test]
+fn a_follower_sees_each_append_of_another_connection_once_and_in_order() {
+    let server = NatsServer::start();
+    let root = root(&server, "follow");
+    let writer = created(&root);
+    let chain = chain();
+    commit(&writer, 0, &chain[0].0, &chain[0].1);
+    let reader = root.ledger().unwrap();
+    let mut follower = reader.follow(0).unwrap();
+    // The backlog first.
+    let first = follower.wait().unwrap();
+    assert_eq!(first.entry().sequence(), 1);
+    assert_eq!(first.revision(), Some(chain[0].1.as_bytes()));
+    // Then each commit made elsewhere, as it comes.
+    let appender = thread::spawn(move || {
+        let chain = chain;
+        commit(&writer, 1, &chain[1].0, &chain[1].1);
+        writer
+            .commit_at(2, Record::Fence { epoch: 2 }, None)
+            .unwrap();
+        commit(&writer, 3, &chain[2].0, &chain[2].1);
+        writer
+    });
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(follower.wait().unwrap().entry().clone());
+    }
+    let writer = appender.join().unwrap();
+    assert_eq!(
+        seen,
+        writer
+            .read_after(1, 10)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.into_parts().0)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(follower.last(), 4);
+    // Nothing more: a wait with a timeout ends empty and the follower goes on.
+    assert!(
+        follower
+            .next_timeout(Some(Duration::from_millis(100)))
+            .unwrap()
+            .is_none()
+    );
+    commit(&writer, 4, &ts(7), &genesis("right-pad", &ts(7), &[]));
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 5);
+
+    // A follower started later, after the tip, sees only what comes next.
+    let mut late = reader.follow(5).unwrap();
+    assert!(
+        late.next_timeout(Some(Duration::from_millis(50)))
+            .unwrap()
+            .is_none()
+    );
+    commit(&writer, 5, &ts(8), &genesis("up-pad", &ts(8), &[]));
+    assert_eq!(late.wait().unwrap().entry().sequence(), 6);
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 6);
+}
+
+#[test]
+fn the_stop_signal_releases_a_blocked_follower_with_stopped() {
+    let server = NatsServer::start();
+    let root = root(&server, "stop");
+    let ledger = created(&root);
+    let mut follower = ledger.follow(0).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiting = thread::spawn(move || {
+        tx.send(()).unwrap();
+        follower.wait()
+    });
+    rx.recv().unwrap();
+    ledger.stop_signal().stop();
+    let e = waiting.join().unwrap().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Stopped, "{e}");
+    // Every later follower of that ledger is stopped too.
+    let e = ledger.follow(0).unwrap().next_timeout(None).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Stopped, "{e}");
+}
+
+#[test]
+fn a_stopped_server_is_a_typed_error_for_a_waiting_follower_and_a_committer() {
+    let mut server = NatsServer::start();
+    let root = root(&server, "gone")
+        .max_reconnects(2)
+        .reconnect_delay(Duration::from_millis(20))
+        .request_timeout(Duration::from_secs(2));
+    let ledger = created(&root);
+    commit(&ledger, 0, &ts(1), &genesis("left-pad", &ts(1), &[]));
+    let mut follower = ledger.follow(1).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiting = thread::spawn(move || {
+        tx.send(()).unwrap();
+        follower.wait()
+    });
+    rx.recv().unwrap();
+    server.stop();
+    let e = waiting.join().unwrap().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+    assert!(e.message().contains("lost the connection"), "{e}");
+    assert!(e.message().contains("after 2 reconnect attempts"), "{e}");
+    let text = genesis("left-pad", &ts(2), &[]);
+    let outcome = ledger.commit_at(
+        1,
+        record("left-pad", &ts(2), text.as_bytes()),
+        Some(text.as_bytes()),
+    );
+    match outcome {
+        Err(CommitError::Failed(e)) => assert_eq!(e.kind(), ErrorKind::Io, "{e}"),
+        other => panic!("{other:?}"),
+    }
+    // Nothing was half committed: the restarted server holds entry 1 alone.
+    server.restart();
+    assert_eq!(everything(&root.ledger().unwrap(), 10).len(), 1);
+}
+
+#[test]
+fn a_missing_server_fails_the_test_naming_how_to_install_it() {
+    let missing = std::path::Path::new("/nonexistent/nats-server");
+    let panic = std::panic::catch_unwind(|| NatsServer::start_with(missing)).unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains(nenjim_journal_testkit::nats::INSTALL),
+        "{message}"
+    );
+    assert!(message.contains("/nonexistent/nats-server"), "{message}");
+}
+
+/// Direct access to the server, around the ledger: what a test inspects
+/// or damages.
+mod raw {
+    use async_nats::jetstream;
+    use nenjim_journal_testkit::nats::NatsServer;
+
+    pub struct Raw {
+        runtime: tokio::runtime::Runtime,
+        js: jetstream::Context,
+    }
+
+    impl Raw {
+        pub fn connect(server: &NatsServer) -> Raw {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let js = runtime.block_on(async {
+                jetstream::new(async_nats::connect(server.url()).await.unwrap())
+            });
+            Raw { runtime, js }
+        }
+
+        /// The headers and body of message `sequence` of `stream`.
+        pub fn message(&self, stream: &str, sequence: u64) -> (Vec<(String, String)>, Vec<u8>) {
+            self.runtime.block_on(async {
+                let stream = self.js.get_stream(stream).await.unwrap();
+                let message = stream.get_raw_message(sequence).await.unwrap();
+                let headers = message
+                    .headers
+                    .iter()
+                    .flat_map(|(k, vs)| {
+                        vs.iter()
+                            .map(move |v| (k.to_string(), v.as_str().to_owned()))
+                    })
+                    .collect();
+                (headers, message.payload.to_vec())
+            })
+        }
+
+        pub fn object(&self, bucket: &str, key: &str) -> Vec<u8> {
+            self.runtime.block_on(async {
+                let store = self.js.get_object_store(bucket).await.unwrap();
+                let mut object = store.get(key).await.unwrap();
+                let mut bytes = Vec::new();
+                tokio::io::AsyncReadExt::read_to_end(&mut object, &mut bytes)
+                    .await
+                    .unwrap();
+                bytes
+            })
+        }
+
+        pub fn put_object(&self, bucket: &str, key: &str, bytes: &[u8]) {
+            self.runtime.block_on(async {
+                let store = self.js.get_object_store(bucket).await.unwrap();
+                let mut reader = bytes;
+                store.put(key, &mut reader).await.unwrap();
+            });
+        }
+
+        pub fn delete_object(&self, bucket: &str, key: &str) {
+            self.runtime.block_on(async {
+                let store = self.js.get_object_store(bucket).await.unwrap();
+                store.delete(key).await.unwrap();
+            });
+        }
+
+        pub fn publish(&self, subject: &str, headers: &[(&str, &str)], body: &[u8]) {
+            self.runtime.block_on(async {
+                let mut map = async_nats::HeaderMap::new();
+                for (k, v) in headers {
+                    map.insert(*k, *v);
+                }
+                self.js
+                    .publish_with_headers(subject.to_owned(), map, body.to_vec().into())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap();
+            });
+        }
+    }
+}
+
+#[test]
+fn a_follower_goes_on_after_a_server_restart_without_a_gap_or_a_repeat() {
+    let mut server = NatsServer::start();
+    let root = root(&server, "restart")
+        .max_reconnects(1000)
+        .reconnect_delay(Duration::from_millis(10));
+    let writer = created(&root);
+    commit(&writer, 0, &ts(1), &genesis("left-pad", &ts(1), &[]));
+    drop(writer);
+    let reader = root.ledger().unwrap();
+    let mut follower = reader.follow(0).unwrap();
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 1);
+    // A batch read before the restart, on the follower's connection...
+    assert_eq!(reader.read_after(0, 1).unwrap().len(), 1);
+    server.restart();
+    let writer = root.ledger().unwrap();
+    commit(&writer, 1, &ts(2), &genesis("right-pad", &ts(2), &[]));
+    commit(&writer, 2, &ts(3), &genesis("up-pad", &ts(3), &[]));
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 2);
+    assert_eq!(follower.wait().unwrap().entry().sequence(), 3);
+    assert!(
+        follower
+            .next_timeout(Some(Duration::from_millis(100)))
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn content_blobs_are_put_once_and_checked_by_size_and_digest() {
+    use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
+    let server = NatsServer::start();
+    let ledger = created(&root(&server, "content"));
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let pointer = ledger.put_blob(&bytes).unwrap();
+    assert_eq!(
+        pointer,
+        ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64)
+    );
+    assert_eq!(ledger.put_blob(&bytes).unwrap(), pointer);
+    let reader = root(&server, "content").ledger().unwrap();
+    reader.check_blob(&pointer).unwrap();
+    let key = format!("blobs/sha256/{}", pointer.digest().to_hex());
+    let raw = raw::Raw::connect(&server);
+    assert_eq!(raw.object("NENJIM_content_blobs", &key), bytes);
+
+    let absent = ContentPointer::new(ContentDigest::of_bytes(b"absent"), 6);
+    let e = reader.check_blob(&absent).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMissing, "{e}");
+    let mut other = bytes.clone();
+    other[7] ^= 1;
+    raw.put_object("NENJIM_content_blobs", &key, &other);
+    let e = reader.check_blob(&pointer).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMismatch, "{e}");
+    raw.put_object("NENJIM_content_blobs", &key, &bytes[1..]);
+    let e = reader.check_blob(&pointer).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMismatch, "{e}");
+    assert!(
+        e.message().contains(&format!("{} bytes", bytes.len() - 1)),
+        "{e}"
+    );
+}

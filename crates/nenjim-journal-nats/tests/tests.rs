@@ -1,0 +1,10 @@
+//! The integration tests of the NATS crate, one binary: every other file of
+//! `tests/` is a module of it. They run against a real `nats-server -js`,
+//! started by the testkit on 127.0.0.1 and stopped by its PID; a test fails
+//! (never skips) when it cannot be had.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod credentials;
+mod jetstream;
+mod processes;
+mod seam;
