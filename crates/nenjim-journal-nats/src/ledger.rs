@@ -1,5 +1,11 @@
 //! The ledger of a NATS root: one JetStream stream, one message per entry
 //! (see the [crate docs](crate) for the layout).
+//!
+//! Over 600 lines, on purpose for now: the stream's reading, its
+//! compare-and-set commit, the settling of a resent publish and the
+//! revision blobs share one connection, one runtime and one error mapping,
+//! and this groundwork is not yet behind the seam's `Ledger` trait; the
+//! split by job (read, commit, blobs) comes with that wiring (issue 22).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
