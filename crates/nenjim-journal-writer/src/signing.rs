@@ -255,9 +255,39 @@ impl Signing {
     fn publish(&mut self) -> Result<(), JournalError> {
         let taken = self.tree.take_tiles();
         self.unwritten.extend(taken);
-        while let Some(tile) = self.unwritten.first() {
-            self.put_tile(tile)?;
-            self.unwritten.remove(0);
+        // The tiles are independent of each other: their durable writes
+        // (a sync each) run at once; the checkpoint waits for all of them.
+        let results: Vec<Result<(), JournalError>> = if self.unwritten.len() > 1 {
+            std::thread::scope(|scope| {
+                let this = &*self;
+                let writes: Vec<_> = this
+                    .unwritten
+                    .iter()
+                    .map(|tile| scope.spawn(move || this.put_tile(tile)))
+                    .collect();
+                writes
+                    .into_iter()
+                    .map(|w| {
+                        w.join().unwrap_or_else(|_| {
+                            Err(error::error(ErrorKind::Io, "a tile write panicked"))
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            self.unwritten.iter().map(|t| self.put_tile(t)).collect()
+        };
+        let mut first_error = None;
+        let mut kept = Vec::new();
+        for (tile, result) in std::mem::take(&mut self.unwritten).into_iter().zip(results) {
+            if let Err(e) = result {
+                first_error.get_or_insert(e);
+                kept.push(tile);
+            }
+        }
+        self.unwritten = kept;
+        if let Some(error) = first_error {
+            return Err(error);
         }
         self.put_checkpoint()
     }
