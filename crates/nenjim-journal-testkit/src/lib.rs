@@ -39,5 +39,6 @@ pub mod memory_fs;
 pub mod moto;
 #[cfg(feature = "nats")]
 pub mod nats;
+pub mod signed;
 pub mod texts;
 pub mod tlog_checks;
