@@ -3,6 +3,7 @@
 
 mod append;
 mod check;
+pub mod checkpoint;
 mod create;
 mod diff;
 mod digest;
@@ -14,6 +15,7 @@ pub mod keygen;
 mod lint;
 mod list;
 mod policy;
+pub mod prove;
 mod publish;
 pub mod publish_args;
 mod publish_checks;
@@ -24,9 +26,12 @@ mod show;
 mod similar;
 mod store_layout;
 mod successor;
+mod tlog_root;
 mod unrecorded;
+pub mod verify;
 mod verify_content;
 mod versions;
+pub mod witness;
 
 pub use similar::similar;
 
@@ -70,6 +75,10 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Deprecate(args) => policy::deprecate(args, ui),
         Command::Recommend(args) => policy::recommend(args, ui),
         Command::Keygen(args) => keygen::run(args, ui),
+        Command::Checkpoint(args) => checkpoint::run(args, ui),
+        Command::Verify(args) => verify::run(args, ui),
+        Command::Prove(args) => prove::run(args, ui),
+        Command::Witness(args) => witness::run(args, ui),
     }
 }
 
