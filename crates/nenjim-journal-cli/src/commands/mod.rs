@@ -75,11 +75,29 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Deprecate(args) => policy::deprecate(args, ui),
         Command::Recommend(args) => policy::recommend(args, ui),
         Command::Keygen(args) => keygen::run(args, ui),
-        Command::Checkpoint(args) => checkpoint::run(args, ui),
-        Command::Verify(args) => verify::run(args, ui),
-        Command::Prove(args) => prove::run(args, ui),
-        Command::Witness(args) => witness::run(args, ui),
+        Command::Checkpoint(args) => kind_named(checkpoint::run(args, ui)),
+        Command::Verify(args) => kind_named(verify::run(args, ui)),
+        Command::Prove(args) => kind_named(prove::run(args, ui)),
+        Command::Witness(args) => kind_named(witness::run(args, ui)),
     }
+}
+
+/// The verifiable-ledger commands name the kind of what is invalid
+/// (`CheckpointInvalid: …`, `Rollback: …`) in the text of a refusal (exit
+/// code 1), which scripts and auditors match on.
+fn kind_named(result: Result<Status, CliError>) -> Result<Status, CliError> {
+    use nenjim_journal_api::error::ErrorContext as _;
+    result.map_err(|error| match error {
+        CliError::Journal(e) if Status::of_journal_error(&e) == Status::Invalid => {
+            let kind = e.kind().as_str();
+            CliError::Journal(e.context(kind))
+        }
+        CliError::Refused { kind, message } => CliError::Refused {
+            kind,
+            message: format!("{kind}: {message}"),
+        },
+        other => other,
+    })
 }
 
 /// How many names a "did you mean" list shows at most.

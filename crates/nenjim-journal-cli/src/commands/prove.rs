@@ -35,7 +35,8 @@ pub struct ProveArgs {
     #[arg(value_parser = parse_coordinate)]
     pub coordinate: ArtifactCoordinate,
     /// The revision's JOURNAL_VERSION (`YYYYMMDDTHHMMSSZ`).
-    pub version: JournalVersion,
+    #[arg(value_name = "JOURNAL_VERSION")]
+    pub journal_version: JournalVersion,
     /// Print the proof as one JSON document (the API's shape).
     #[arg(long)]
     pub json: bool,
@@ -56,15 +57,16 @@ pub fn run(args: &ProveArgs, ui: &Ui) -> Result<Status, CliError> {
     let checkpoint = root.checkpoint_unverified()?;
     let entries = root.entries()?;
     let entry = entries.iter().find(|e| {
-        e.revision()
-            .is_some_and(|p| p.coordinate() == &args.coordinate && p.version() == args.version)
+        e.revision().is_some_and(|p| {
+            p.coordinate() == &args.coordinate && p.version() == args.journal_version
+        })
     });
     let Some(entry) = entry else {
         return Err(CliError::refused(
             "UnknownRevision",
             format!(
                 "found no ledger record of revision {} of `{}` in {}, expected one of its revisions (`nenjim-journal history {} {}` lists them)",
-                args.version,
+                args.journal_version,
                 args.coordinate,
                 path_text(&args.root),
                 path_text(&args.root),
