@@ -166,8 +166,18 @@ pub fn load_recorded(
     ledger: &dyn ledger::LedgerReader,
     root: &Path,
 ) -> Result<Option<(ChainState, u64)>, JournalError> {
+    Ok(load_recorded_ledger(fs, ledger, root)?.map(|(state, read)| (state, read.tip())))
+}
+
+/// [`load_recorded`], returning the ledger as read (every entry) instead
+/// of its tip: what a writer of a signed root builds its tree from.
+pub fn load_recorded_ledger(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+) -> Result<Option<(ChainState, ledger::Ledger)>, JournalError> {
     match ledger::read_from(ledger)? {
-        Some(read) => Ok(Some((recorded::load(fs, root, &read)?, read.tip()))),
+        Some(read) => Ok(Some((recorded::load(fs, root, &read)?, read))),
         None => Ok(None),
     }
 }

@@ -35,5 +35,6 @@ pub mod faults;
 pub mod feeds;
 pub mod memory_fs;
 pub mod moto;
+pub mod signed;
 pub mod texts;
 pub mod tlog_checks;

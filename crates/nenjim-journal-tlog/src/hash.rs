@@ -108,6 +108,40 @@ pub fn tree_hash(leaves: &[Hash]) -> Hash {
     range.root()
 }
 
+/// The root hash of a tree grown one record at a time, holding only its
+/// right edge (`O(log N)` hashes): what a verifier that reads every record
+/// keeps between two checkpoints (a [`crate::tree::TreeState`] also keeps
+/// the tiles a writer stores).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeHasher {
+    size: u64,
+    frontier: Frontier,
+}
+
+impl TreeHasher {
+    /// The empty tree.
+    pub fn new() -> TreeHasher {
+        TreeHasher::default()
+    }
+    /// Appends `record` as the next leaf.
+    pub fn push_record(&mut self, record: &[u8]) {
+        self.push_leaf(leaf_hash(record));
+    }
+    /// Appends a leaf hash as the next leaf.
+    pub fn push_leaf(&mut self, leaf: Hash) {
+        self.size += 1;
+        self.frontier.push(leaf);
+    }
+    /// The number of leaves.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    /// The root hash of the tree as it is.
+    pub fn root(&self) -> Hash {
+        self.frontier.root()
+    }
+}
+
 /// The right edge of a tree: the roots of its perfect subtrees, largest
 /// first (one for each bit set in the tree's size), from which the root
 /// follows in `O(log N)`.
@@ -182,6 +216,21 @@ mod tests {
         assert_eq!(Hash::from_base64(&h.to_base64()), Some(h));
         assert_eq!(Hash::from_base64("AAAA"), None);
         assert_eq!(Hash::from_base64(&h.to_base64().replace('=', "")), None);
+    }
+
+    #[test]
+    fn a_tree_hasher_gives_the_tree_hash() {
+        let leaves: Vec<Hash> = (0u8..11).map(|i| leaf_hash(&[i])).collect();
+        let mut hasher = TreeHasher::new();
+        assert_eq!(hasher.root(), empty_root());
+        for i in 0..leaves.len() {
+            hasher.push_record(&[i as u8]);
+            assert_eq!(hasher.size(), i as u64 + 1);
+            assert_eq!(hasher.root(), tree_hash(&leaves[..=i]));
+        }
+        let mut other = TreeHasher::new();
+        other.push_leaf(leaves[0]);
+        assert_eq!(other.root(), leaves[0]);
     }
 
     #[test]

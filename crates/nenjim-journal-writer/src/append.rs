@@ -99,7 +99,10 @@ impl FsJournalWriter {
             self.check_lease()?;
             let sequence = self.tip + 1;
             match self.ledger.commit(self.tip, self.lease.fence()) {
-                Ok(entry) => self.tip = entry.sequence(),
+                Ok(entry) => {
+                    self.tip = entry.sequence();
+                    self.after_commit(&[entry])?;
+                }
                 Err(failed) => return Err(self.failed_commit(sequence, failed)),
             }
         }
@@ -190,6 +193,7 @@ impl JournalWriter for FsJournalWriter {
         let head = self.state.latest(revision.coordinate());
         let ingested = self.state.ingest_revision_at(revision, sequence)?;
         if ingested.outcome() == Outcome::Unchanged {
+            self.ensure_signed()?;
             return Ok(build::appended(ingested.revision().clone(), false));
         }
         self.check_blobs(ingested.revision(), head.as_ref())?;
@@ -200,6 +204,7 @@ impl JournalWriter for FsJournalWriter {
             Ok(entry) => {
                 self.state = ingested.into_state();
                 self.tip = entry.sequence();
+                self.after_commit(&[entry])?;
                 Ok(build::appended(revision, true))
             }
             Err(failed) => Err(self.failed_commit(sequence, failed)),

@@ -10,7 +10,8 @@ use crate::{FsJournalWriter, append, io_error};
 impl FsJournalWriter {
     /// Loads the root as a start does (once) and records it: the state is
     /// the one a load by the new ledger gives, so it is not loaded again.
-    pub(crate) fn create_ledger(&mut self) -> Result<(), JournalError> {
+    /// Returns the entries recorded.
+    pub(crate) fn create_ledger(&mut self) -> Result<Vec<Entry>, JournalError> {
         let state = nenjim_journal_fs::load_with(self.fs(), &self.root, LoadOptions::new())?;
         let mut entries = Vec::with_capacity(usize::try_from(state.len()).unwrap_or(0));
         let mut cursor = state.replay(0);
@@ -33,6 +34,6 @@ impl FsJournalWriter {
         self.ledger.create(&entries)?;
         self.tip = state.last_sequence();
         self.state = state;
-        Ok(())
+        Ok(entries)
     }
 }

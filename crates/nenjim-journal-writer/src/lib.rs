@@ -41,7 +41,11 @@
 //! `lib.rs` (opening: the root, the lease, the ledger created or read),
 //! `create.rs` (recording a root without a ledger), `append.rs` (the
 //! append: validation, blobs, the revision file, the commit), `blob.rs`
-//! (the content store). The lease protocol is the seam's
+//! (the content store), `signing.rs` (a signed root, format section 10:
+//! with [`WriterOptions::signing_key`], the tiles and the signed
+//! checkpoint at `<root>/.ledger/tlog/` after every commit; a signed root
+//! refuses a writer without its key with `CheckpointInvalid`, before
+//! anything is written). The lease protocol is the seam's
 //! (`nenjim_journal_store::lease`), segments the ledger's.
 //!
 //! # The lease
@@ -79,6 +83,7 @@ mod append;
 mod blob;
 mod create;
 mod options;
+mod signing;
 
 pub use blob::{PutBlob, put_blob_from};
 pub use options::WriterOptions;
@@ -88,7 +93,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nenjim_journal_api::error::{self, ErrorKind, JournalError};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_store::lease::{FileLease, Lease};
@@ -106,6 +111,9 @@ pub struct FsJournalWriter {
     state: ChainState,
     /// The ledger's tip as this writer knows it.
     tip: u64,
+    /// The tree, tiles and checkpoint of a signed root (format section
+    /// 10), when this writer has a signing key.
+    signer: Option<signing::Checkpointer>,
     /// Set once the lease is lost (or the ledger cannot be read again
     /// after the tip moved): every later append fails so.
     poisoned: Option<JournalError>,
@@ -155,6 +163,10 @@ impl FsJournalWriter {
     ) -> Result<FsJournalWriter, JournalError> {
         let root = root.as_ref().to_path_buf();
         nenjim_journal_fs::check_root(&*store, &root)?;
+        // A writer without the key of a signed root writes nothing, not
+        // even the probe.
+        let key = signing::parse_key(options.signing_key.as_ref())?;
+        signing::check_open(&*store, &root, key.as_ref())?;
         let probe = ledger::ledger_dir(&root).join(ledger::PROBE);
         store
             .check_conditional_writes(&probe)
@@ -175,6 +187,10 @@ impl FsJournalWriter {
         mut lease: Box<dyn Lease>,
         options: WriterOptions,
     ) -> Result<FsJournalWriter, JournalError> {
+        // Refused before the lease is taken: a malformed key, or a signed
+        // root and a writer without its key.
+        let key = signing::parse_key(options.signing_key.as_ref())?;
+        signing::check_open(&*store, &root, key.as_ref())?;
         let acquired = lease.acquire(options.lease_ttl)?;
         let mut writer = FsJournalWriter {
             store,
@@ -184,10 +200,11 @@ impl FsJournalWriter {
             lease,
             state: ChainState::new(),
             tip: 0,
+            signer: None,
             poisoned: None,
         };
         // From here on the lease is ours: give it back if opening fails.
-        match writer.prepare(acquired.taken_over) {
+        match writer.prepare(acquired.taken_over, key) {
             Ok(()) => Ok(writer),
             Err(error) => {
                 let _ = writer.lease.release();
@@ -196,14 +213,33 @@ impl FsJournalWriter {
         }
     }
 
-    /// Loads (or creates) the ledger, fences after a takeover.
-    fn prepare(&mut self, taken_over: bool) -> Result<(), JournalError> {
-        match nenjim_journal_fs::load_recorded(self.fs(), &*self.ledger, &self.root)? {
-            Some((state, tip)) => {
-                self.state = state;
-                self.tip = tip;
-            }
-            None => self.create_ledger()?,
+    /// Loads (or creates) the ledger, builds the tree of a signed root
+    /// (bringing its checkpoint forward), fences after a takeover.
+    fn prepare(
+        &mut self,
+        taken_over: bool,
+        key: Option<nenjim_journal_tlog::note::SignerKey>,
+    ) -> Result<(), JournalError> {
+        let entries =
+            match nenjim_journal_fs::load_recorded_ledger(self.fs(), &*self.ledger, &self.root)? {
+                Some((state, read)) => {
+                    self.state = state;
+                    self.tip = read.tip();
+                    read.entries().to_vec()
+                }
+                None => self.create_ledger()?,
+            };
+        // Under the lease now: read the checkpoint again (another writer
+        // may have signed the root since the check before the lease).
+        let published = signing::check_open(&*self.store, &self.root, key.as_ref())?;
+        if let Some(key) = key {
+            self.signer = Some(signing::Checkpointer::open(
+                self.store.clone(),
+                &self.root,
+                key,
+                published,
+                &entries,
+            )?);
         }
         if taken_over {
             self.fence()?;
@@ -218,7 +254,7 @@ impl FsJournalWriter {
             match self.ledger.commit(self.tip, self.lease.fence()) {
                 Ok(entry) => {
                     self.tip = entry.sequence();
-                    return Ok(());
+                    return self.after_commit(&[entry]);
                 }
                 Err(error) => {
                     let error = self.commit_error(self.tip + 1, error);
@@ -237,10 +273,40 @@ impl FsJournalWriter {
         let entries: Vec<Entry> = nenjim_journal_fs::ledger::read_after(&*self.ledger, self.tip)?;
         self.state =
             nenjim_journal_fs::ingest_recorded(self.fs(), &self.root, &entries, &self.state)?;
+        if let Some(signer) = &self.signer {
+            signer.learn(&entries)?;
+        }
         if let Some(last) = entries.last() {
             self.tip = last.sequence();
         }
         Ok(())
+    }
+
+    /// Work after each commit of `entries` (one append, or a batch): on a
+    /// signed root, the tiles and the checkpoint that cover them (one
+    /// checkpoint per call). The entries stand whatever happens; a failure
+    /// is reported (the append is committed: retrying it is an idempotent
+    /// success once the checkpoint is written).
+    pub(crate) fn after_commit(&mut self, entries: &[Entry]) -> Result<(), JournalError> {
+        use nenjim_journal_store::ledger::AfterCommit as _;
+        match &self.signer {
+            Some(signer) => signer.committed_batch(entries).map_err(|e| {
+                e.note(format_args!(
+                    "the ledger entries up to sequence {} are committed, but their checkpoint is not written: the next append (or the next writer) writes it",
+                    self.tip
+                ))
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// On a signed root, makes sure the checkpoint covers the whole ledger
+    /// (an earlier checkpoint write failed): before an idempotent success.
+    pub(crate) fn ensure_signed(&self) -> Result<(), JournalError> {
+        match &self.signer {
+            Some(signer) => signer.ensure_published(),
+            None => Ok(()),
+        }
     }
 
     /// Puts `bytes` into the content store (`<store>/blobs/sha256/<hex>`),

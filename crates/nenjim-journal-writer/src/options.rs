@@ -15,6 +15,7 @@ pub struct WriterOptions {
     content_store_on: Option<Arc<dyn Store>>,
     pub(crate) lease_ttl: Duration,
     pub(crate) segment_span: u64,
+    pub(crate) signing_key: Option<crate::signing::KeyText>,
 }
 
 impl Default for WriterOptions {
@@ -24,6 +25,7 @@ impl Default for WriterOptions {
             content_store_on: None,
             lease_ttl: Duration::from_secs(30),
             segment_span: ledger::SEGMENT_SPAN,
+            signing_key: None,
         }
     }
 }
@@ -61,6 +63,20 @@ impl WriterOptions {
     pub fn segment_span(self, span: u64) -> WriterOptions {
         WriterOptions {
             segment_span: span.max(1),
+            ..self
+        }
+    }
+    /// A note signer key (`PRIVATE+KEY+<name>+<hash>+<base64>`, as Go's
+    /// `golang.org/x/mod/sumdb/note` and the command's `keygen` write it,
+    /// a final line ending allowed): the writer signs a checkpoint after
+    /// every commit (format section 10); required on a signed root. A root
+    /// becomes signed when a writer first opens it with a key. A malformed
+    /// key is refused by the open (`CheckpointInvalid`), before anything
+    /// is written.
+    #[must_use]
+    pub fn signing_key(self, key: &str) -> WriterOptions {
+        WriterOptions {
+            signing_key: Some(crate::signing::KeyText(key.to_owned())),
             ..self
         }
     }

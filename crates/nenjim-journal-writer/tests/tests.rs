@@ -3,9 +3,12 @@
 //! children it runs of this same binary), `errors` (what its errors keep),
 //! `fence_to` (the fences a root copy keeps its source's sequences with)
 //! and `fault_walk` (every call of a start and of a refresh of a root with
-//! a ledger failed in turn).
+//! a ledger failed in turn) and `signing` (signed roots: the checkpoint and
+//! tiles after every commit, writers without the key refused, a writer
+//! killed at random instants).
 
 mod errors;
 mod fault_walk;
 mod fence_to;
+mod signing;
 mod writer;

@@ -22,6 +22,9 @@
 //! <root>/.ledger/lease, lease.lock               the writer's lease (crate::lease) and its local lock
 //! <root>/.ledger/probe                           a bucket's proof that it refuses a second create
 //! <root>/.ledger/store, store.lock               the root's content store, recorded by the command's `init`
+//! <root>/.ledger/tlog/checkpoint, checkpoint.lock   a signed root's C2SP checkpoint (format section 10)
+//! <root>/.ledger/tlog/tile/<L>/<N>[.p/<W>]       its C2SP hash tiles (height 8)
+//! <root>/.ledger/tlog/tile/entries/<N>[.p/<W>]   its C2SP entry bundles (the records)
 //! ```
 //!
 //! `store` is metadata for the command (`nenjim-store/1`, then `store
@@ -103,6 +106,31 @@ pub const PROBE: &str = "probe";
 pub const REVISION_SUFFIX: &str = ".journal";
 /// The largest ledger file (a segment, the marker) a reader reads.
 pub const LEDGER_FILE_MAX: u64 = 64 * 1024 * 1024;
+/// The transparency log's directory under the ledger's (format section 10):
+/// the checkpoint and the tiles of a signed root.
+pub const TLOG_DIR: &str = "tlog";
+/// The signed checkpoint's name under [`TLOG_DIR`].
+pub const CHECKPOINT: &str = "checkpoint";
+/// The largest checkpoint note a reader reads.
+pub const CHECKPOINT_MAX: u64 = 1024 * 1024;
+/// The largest tile (an entry bundle of 256 records) a reader reads.
+pub const TILE_MAX: u64 = 256 * (2 + 65_535);
+
+/// The transparency log's directory of `root`: `<root>/.ledger/tlog`.
+pub fn tlog_dir(root: &Path) -> PathBuf {
+    ledger_dir(root).join(TLOG_DIR)
+}
+
+/// The signed checkpoint of `root`: `<root>/.ledger/tlog/checkpoint`.
+pub fn checkpoint_path(root: &Path) -> PathBuf {
+    tlog_dir(root).join(CHECKPOINT)
+}
+
+/// The tile at the C2SP path `tile` (`tile/0/000.p/5`, `tile/entries/001`)
+/// of `root`'s transparency log.
+pub fn tile_path(root: &Path, tile: &str) -> PathBuf {
+    tlog_dir(root).join(tile)
+}
 
 /// The ledger directory of `root`.
 pub fn ledger_dir(root: &Path) -> PathBuf {
@@ -185,4 +213,15 @@ pub trait Ledger: LedgerReader {
 pub trait AfterCommit: Send + Sync + fmt::Debug {
     /// Called with each committed entry, in order.
     fn committed(&self, entry: &Entry) -> Result<(), JournalError>;
+
+    /// Called once with the entries one commit created, in order (one
+    /// entry, or a batch of appends committed together): a transparency
+    /// log signs one checkpoint per call. The default calls
+    /// [`committed`](Self::committed) for each.
+    fn committed_batch(&self, entries: &[Entry]) -> Result<(), JournalError> {
+        for entry in entries {
+            self.committed(entry)?;
+        }
+        Ok(())
+    }
 }
