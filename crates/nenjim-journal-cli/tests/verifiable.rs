@@ -13,7 +13,7 @@ use nenjim_journal_testkit::cli::{assert_code, command, json, output, stderr, st
 use nenjim_journal_tlog::checkpoint::{Checkpoint, count_cosignatures};
 use nenjim_journal_tlog::hash::{Hash, leaf_hash};
 use nenjim_journal_tlog::note::{Note, SignerKey, VerifierKey};
-use nenjim_journal_tlog::tree::{TreeState, verify_inclusion};
+use nenjim_journal_tlog::tree::verify_inclusion;
 use serde_json::Value;
 
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
@@ -46,52 +46,27 @@ fn keygen(dir: &Path, name: &str, witness: bool) -> (PathBuf, String) {
     (file, out.trim_end().to_owned())
 }
 
-fn signer(file: &Path) -> SignerKey {
-    SignerKey::from_file_text(&fs::read_to_string(file).unwrap()).unwrap()
-}
-
 /// The ledger's records, from its entries (symbolic links) on disk.
 fn records(root: &Path) -> Vec<String> {
     nenjim_journal_testkit::cli::ledger_records(root)
 }
 
-/// Signs `root` as the writer does (format section 10): every tile of the
-/// tree over the ledger's records at `<root>/.ledger/tlog/tile/…` and the
-/// signed checkpoint at `<root>/.ledger/tlog/checkpoint`; returns the
-/// checkpoint note.
-fn sign_root(root: &Path, key: &SignerKey) -> String {
-    let records = records(root);
-    let mut tree = TreeState::replay(records.iter().map(String::as_bytes), 0).unwrap();
-    let tlog = root.join(".ledger/tlog");
-    for tile in tree.take_tiles() {
-        let path = tlog.join(tile.tile.path());
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &tile.data).unwrap();
-    }
-    let note = Checkpoint::new(key.name(), tree.size(), tree.root())
-        .unwrap()
-        .sign(key)
-        .unwrap()
-        .to_string();
-    fs::write(tlog.join("checkpoint"), &note).unwrap();
-    note
-}
-
-/// A new root with `n` artifacts, each created by the command.
-fn root_with(dir: &Path, n: usize) -> PathBuf {
+/// A new root made by `init --signing-key` (signed by `key` from the
+/// start) with `n` artifacts.
+fn root_with(dir: &Path, n: usize, key: &Path) -> PathBuf {
     let root = dir.join("root");
-    ok(&[&"init", &root]);
-    add(&root, 0, n);
+    ok(&[&"init", &root, &"--signing-key", &key]);
+    add(&root, 0, n, key);
     root
 }
 
-fn add(root: &Path, from: usize, to: usize) {
-    add_named(root, "lib", from, to);
+fn add(root: &Path, from: usize, to: usize, key: &Path) {
+    add_named(root, "lib", from, to, key);
 }
 
 /// Appends the genesis revisions of `<prefix>-<from>` … `<prefix>-<to - 1>`,
-/// in that order, with one `append`.
-fn add_named(root: &Path, prefix: &str, from: usize, to: usize) {
+/// in that order, with one `append --signing-key`.
+fn add_named(root: &Path, prefix: &str, from: usize, to: usize, key: &Path) {
     let scratch = tempdir();
     let mut files = Vec::new();
     for i in from..to {
@@ -106,9 +81,13 @@ fn add_named(root: &Path, prefix: &str, from: usize, to: usize) {
     if files.is_empty() {
         return;
     }
-    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"append", &root];
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"append", &root, &"--signing-key", &key];
     args.extend(files.iter().map(|f| f as &dyn AsRef<std::ffi::OsStr>));
     ok(&args);
+}
+
+fn checkpoint_of(root: &Path) -> String {
+    fs::read_to_string(root.join(".ledger/tlog/checkpoint")).unwrap()
 }
 
 /// Copies the directory `from` to `to` as it is (symbolic links kept).
@@ -138,12 +117,125 @@ fn revision_files(root: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+fn every_writing_command_signs_with_signing_key_and_a_signed_root_needs_it() {
+    let dir = tempdir();
+    let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
+    let root = dir.path().join("root");
+    let store = dir.path().join("store");
+    ok(&[
+        &"init",
+        &root,
+        &"--store",
+        &store,
+        &"--create",
+        &"--signing-key",
+        &key,
+    ]);
+    let sk: &dyn AsRef<std::ffi::OsStr> = &"--signing-key";
+    ok(&[
+        &"create",
+        &root,
+        &"serde",
+        &"--description",
+        &"serializes",
+        sk,
+        &key,
+    ]);
+    let tgz = dir.path().join("serde-1.0.0.tgz");
+    fs::write(&tgz, b"the release").unwrap();
+    ok(&[
+        &"release",
+        &root,
+        &"serde",
+        &"1.0.0",
+        &"--license",
+        &"MIT",
+        &"--content",
+        &tgz,
+        sk,
+        &key,
+    ]);
+    ok(&[
+        &"release",
+        &root,
+        &"serde",
+        &"1.0.1",
+        &"--license",
+        &"MIT",
+        &"--content",
+        &tgz,
+        sk,
+        &key,
+    ]);
+    ok(&[
+        &"yank",
+        &root,
+        &"serde",
+        &"1.0.0",
+        &"broken",
+        sk,
+        &key,
+    ]);
+    ok(&[
+        &"deprecate",
+        &root,
+        &"serde",
+        &"[1.0.0,1.0.1)",
+        &"old",
+        sk,
+        &key,
+    ]);
+    ok(&[&"recommend", &root, &"serde", &"1.0.1", sk, &key]);
+    let doc = json(&run(&[&"verify", &root, &"--key", &vkey, &"--json"]));
+    assert_eq!(doc["tree_size"], Value::from(6));
+    assert_eq!(doc["revisions"], Value::from(6));
+
+    // A writer without the key, or with another, is refused, nothing written.
+    let before = nenjim_journal_testkit::cli::tree(&root);
+    let checkpoint = checkpoint_of(&root);
+    let err = refused(
+        &[&"create", &root, &"other", &"--description", &"x"],
+        1,
+        "expected a writer holding its signing key",
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    let other_dir = tempdir();
+    let (other, _) = keygen(other_dir.path(), "example.org/journal", false);
+    refused(
+        &[
+            &"create",
+            &root,
+            &"other",
+            &"--description",
+            &"x",
+            sk,
+            &other,
+        ],
+        1,
+        "does not sign this root",
+    );
+    assert_eq!(nenjim_journal_testkit::cli::tree(&root), before);
+    assert_eq!(checkpoint_of(&root), checkpoint);
+    // A file that is no signer key is refused before anything is opened.
+    let bad = dir.path().join("bad.key");
+    fs::write(&bad, "not a key\n").unwrap();
+    refused(
+        &[&"create", &root, &"other", &"--description", &"x", sk, &bad],
+        1,
+        "expected a signer key",
+    );
+    assert_eq!(nenjim_journal_testkit::cli::tree(&root), before);
+}
+
+#[test]
 fn checkpoint_prints_the_stored_note_exactly_and_refuses_an_unsigned_root() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 2);
-    refused(&[&"checkpoint", &root], 1, "CheckpointInvalid");
+    let plain = dir.path().join("plain");
+    ok(&[&"init", &plain]);
+    refused(&[&"checkpoint", &plain], 1, "CheckpointInvalid");
     let (key, _) = keygen(dir.path(), "example.org/journal", false);
-    let note = sign_root(&root, &signer(&key));
+    let root = root_with(dir.path(), 2, &key);
+    let note = checkpoint_of(&root);
     let out = run(&[&"checkpoint", &root]);
     assert_code(&out, 0);
     assert_eq!(out.stdout, note.as_bytes());
@@ -159,9 +251,8 @@ fn checkpoint_prints_the_stored_note_exactly_and_refuses_an_unsigned_root() {
 #[test]
 fn verify_accepts_a_signed_root_and_names_what_is_wrong() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 3);
     let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
-    sign_root(&root, &signer(&key));
+    let root = root_with(dir.path(), 3, &key);
 
     let text = ok(&[&"verify", &root, &"--key", &vkey]);
     assert!(
@@ -200,7 +291,10 @@ fn verify_accepts_a_signed_root_and_names_what_is_wrong() {
     );
 
     // A write the checkpoint does not cover: the ledger is longer.
-    add(&root, 3, 4);
+    let behind = checkpoint_of(&root);
+    add(&root, 3, 4, &key);
+    // A crash between the commit and its checkpoint leaves the older one.
+    fs::write(root.join(".ledger/tlog/checkpoint"), &behind).unwrap();
     let err = refused(
         &[&"verify", &root, &"--key", &vkey],
         1,
@@ -210,7 +304,8 @@ fn verify_accepts_a_signed_root_and_names_what_is_wrong() {
         err.contains("expected the 4 entries of the ledger"),
         "{err}"
     );
-    sign_root(&root, &signer(&key));
+    // The next writer brings it forward.
+    add(&root, 4, 5, &key);
     ok(&[&"verify", &root, &"--key", &vkey]);
 
     // One flipped byte of a revision file.
@@ -229,7 +324,7 @@ fn verify_accepts_a_signed_root_and_names_what_is_wrong() {
     ok(&[&"verify", &root, &"--key", &vkey]);
 
     // A damaged hash tile: the tiles no longer lead to the signed root.
-    let tile = root.join(".ledger/tlog/tile/0/000.p/4");
+    let tile = root.join(".ledger/tlog/tile/0/000.p/5");
     let mut bytes = fs::read(&tile).unwrap();
     bytes[0] ^= 0x80;
     fs::write(&tile, &bytes).unwrap();
@@ -243,10 +338,8 @@ fn verify_accepts_a_signed_root_and_names_what_is_wrong() {
 #[test]
 fn verify_since_accepts_an_extension_and_detects_a_rollback_and_a_fork() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 3);
-    let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
-    let key = signer(&key);
-    sign_root(&root, &key);
+    let (key_file, vkey) = keygen(dir.path(), "example.org/journal", false);
+    let root = root_with(dir.path(), 3, &key_file);
     // A mirror saves the checkpoint it verified.
     let saved = dir.path().join("seen.checkpoint");
     fs::write(&saved, ok(&[&"checkpoint", &root])).unwrap();
@@ -254,8 +347,7 @@ fn verify_since_accepts_an_extension_and_detects_a_rollback_and_a_fork() {
     copy_root(&root, &old_copy);
 
     // The hub publishes more; the mirror checks the new state extends the old.
-    add(&root, 3, 260);
-    sign_root(&root, &key);
+    add(&root, 3, 260, &key_file);
     let text = ok(&[&"verify", &root, &"--key", &vkey, &"--since", &saved]);
     assert!(
         text.contains("consistent with the checkpoint of 3 entries"),
@@ -276,17 +368,15 @@ fn verify_since_accepts_an_extension_and_detects_a_rollback_and_a_fork() {
 
     // A fork: another history of the same size, signed by the same key.
     let fork_dir = tempdir();
-    let fork = root_with(fork_dir.path(), 0);
-    add_named(&fork, "fork", 0, 3);
-    sign_root(&fork, &key);
+    let fork = root_with(fork_dir.path(), 0, &key_file);
+    add_named(&fork, "fork", 0, 3, &key_file);
     refused(
         &[&"verify", &fork, &"--key", &vkey, &"--since", &saved],
         1,
         "Rollback",
     );
     // A larger fork is not an extension either.
-    add_named(&fork, "fork", 3, 4);
-    sign_root(&fork, &key);
+    add_named(&fork, "fork", 3, 4, &key_file);
     refused(
         &[&"verify", &fork, &"--key", &vkey, &"--since", &saved],
         1,
@@ -358,10 +448,9 @@ fn hash_of(value: &Value) -> Hash {
 #[test]
 fn prove_prints_an_inclusion_proof_that_the_tlog_crate_and_go_accept() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 0);
-    add(&root, 0, 600);
     let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
-    let note = sign_root(&root, &signer(&key));
+    let root = root_with(dir.path(), 600, &key);
+    let note = checkpoint_of(&root);
     let (checkpoint, _) =
         Checkpoint::open(note.as_bytes(), &VerifierKey::parse(&vkey).unwrap()).unwrap();
     let records = records(&root);
@@ -454,7 +543,9 @@ fn prove_prints_an_inclusion_proof_that_the_tlog_crate_and_go_accept() {
         "UnknownRevision",
     );
     // A revision the checkpoint does not cover yet.
-    add(&root, 600, 601);
+    let covered = checkpoint_of(&root);
+    add(&root, 600, 601, &key);
+    fs::write(root.join(".ledger/tlog/checkpoint"), &covered).unwrap();
     let last = nenjim_journal_testkit::cli::ledger_records(&root)
         .pop()
         .unwrap();
@@ -473,7 +564,9 @@ fn prove_prints_an_inclusion_proof_that_the_tlog_crate_and_go_accept() {
     );
     // An unsigned root.
     let unsigned = tempdir();
-    let plain = root_with(unsigned.path(), 1);
+    let plain = unsigned.path().join("plain");
+    ok(&[&"init", &plain]);
+    ok(&[&"create", &plain, &"lib-0", &"--description", &"a library"]);
     refused(
         &[&"prove", &plain, &"lib-0", &"20000101T000000Z"],
         1,
@@ -494,10 +587,8 @@ fn cosignature_count(root: &Path, witnesses: &[&str]) -> usize {
 #[test]
 fn witness_cosigns_a_consistent_extension_and_refuses_a_rollback() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 2);
-    let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
-    let key = signer(&key);
-    sign_root(&root, &key);
+    let (key_file, vkey) = keygen(dir.path(), "example.org/journal", false);
+    let root = root_with(dir.path(), 2, &key_file);
     let (w1, w1v) = keygen(dir.path(), "witness.example/one", true);
     let state = dir.path().join("w1-state");
 
@@ -546,8 +637,7 @@ fn witness_cosigns_a_consistent_extension_and_refuses_a_rollback() {
     copy_root(&state, &old_state);
 
     // A consistent extension: cosigned, without --log-key (kept in the state).
-    add(&root, 2, 280);
-    sign_root(&root, &key);
+    add(&root, 2, 280, &key_file);
     let doc = json(&run(&[
         &"witness", &root, &"--key", &w1, &"--state", &state, &"--json",
     ]));
@@ -584,9 +674,8 @@ fn witness_cosigns_a_consistent_extension_and_refuses_a_rollback() {
     // A fork of a larger size, signed by the log key, for a witness that
     // cosigned the 2 entries before: refused as well.
     let fork_dir = tempdir();
-    let fork = root_with(fork_dir.path(), 0);
-    add_named(&fork, "fork", 0, 3);
-    sign_root(&fork, &key);
+    let fork = root_with(fork_dir.path(), 0, &key_file);
+    add_named(&fork, "fork", 0, 3, &key_file);
     refused(
         &[&"witness", &fork, &"--key", &w1, &"--state", &old_state],
         1,
@@ -618,10 +707,8 @@ fn witness_cosigns_a_consistent_extension_and_refuses_a_rollback() {
 #[test]
 fn verify_quorum_counts_only_valid_cosignatures_of_the_named_keys() {
     let dir = tempdir();
-    let root = root_with(dir.path(), 3);
-    let (key, vkey) = keygen(dir.path(), "example.org/journal", false);
-    let key = signer(&key);
-    sign_root(&root, &key);
+    let (key_file, vkey) = keygen(dir.path(), "example.org/journal", false);
+    let root = root_with(dir.path(), 3, &key_file);
     let (w1, w1v) = keygen(dir.path(), "witness.example/one", true);
     let (w2, w2v) = keygen(dir.path(), "witness.example/two", true);
     let (_, w3v) = keygen(dir.path(), "witness.example/three", true);
@@ -733,8 +820,7 @@ fn verify_quorum_counts_only_valid_cosignatures_of_the_named_keys() {
     fs::write(&path, &good).unwrap();
 
     // A new checkpoint the witnesses have not cosigned yet: no quorum.
-    add(&root, 3, 4);
-    sign_root(&root, &key);
+    add(&root, 3, 4, &key_file);
     let err = refused(
         &[
             &"verify",

@@ -73,12 +73,16 @@ pub fn with_writer_at<T>(
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let wait = writing.wait;
-    let _signing_key = writing.signing_key()?;
+    let signing_key = writing.signing_key()?;
     crate::interrupt::catch();
     let options = match store.map(crate::address::locate).transpose()? {
         Some(Address::Local(store)) => WriterOptions::new().content_store(store),
         Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
         None => WriterOptions::new(),
+    };
+    let options = match &signing_key {
+        Some(key) => options.signing_key(key),
+        None => options,
     };
     let in_bucket = matches!(address, Address::Object { .. });
     require_root(root, &address)?;

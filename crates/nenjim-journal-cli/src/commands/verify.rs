@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_tlog::checkpoint::{Checkpoint, count_cosignatures};
+use nenjim_journal_tlog::hash::TreeHasher;
 use nenjim_journal_tlog::note::{Note, VerifierKey};
-use nenjim_journal_tlog::tree::TreeState;
 use serde::Serialize;
 
 use super::tlog_root::{NOTE_MAX, TlogRoot, WITNESSED};
@@ -105,14 +105,10 @@ pub fn run(args: &VerifyArgs, ui: &Ui) -> Result<Status, CliError> {
     // One pass over the ledger: each record into the tree, each revision
     // file streamed and hashed once.
     let entries = root.entries()?;
-    let mut tree = TreeState::new();
+    let mut tree = TreeHasher::new();
     let mut revisions = 0;
     for entry in &entries {
-        tree.append(entry.to_string().as_bytes())?;
-        // The full tiles the state keeps are not needed here.
-        if tree.size().is_multiple_of(4096) {
-            drop(tree.take_tiles());
-        }
+        tree.push_record(entry.to_string().as_bytes());
         if let Some(pointer) = entry.revision() {
             check_revision(&root, entry.sequence(), pointer)?;
             revisions += 1;
