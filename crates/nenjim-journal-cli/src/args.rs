@@ -64,7 +64,8 @@ pub enum Command {
     /// On success prints the number of artifacts, revisions and releases (of
     /// the latest revisions) and the load time, and warns (exit code 0) about
     /// deprecated license identifiers, empty blobs, and, in a root with a
-    /// ledger, files the ledger does not record and stray files. On failure
+    /// ledger, files the ledger does not record and stray files; on a signed
+    /// root it names the key that signs its checkpoint. On failure
     /// prints every independent error (not only the first one the loader
     /// stops at) as `path:line:column: message` on stderr, with a count
     /// (`--max-errors N` stops after N), and exits 1 (2 when the root is

@@ -7,7 +7,8 @@
 //! publish time, root copies, S3 errors), `operators_combined` (where the
 //! two meet), `s3` (the README's S3 example against moto's server) and
 //! `verifiable` (issue 23: `checkpoint`, `verify`, `prove` checked by Go's
-//! `tlog.CheckRecord`, `witness`, `verify --quorum`).
+//! `tlog.CheckRecord`, `witness`, `verify --quorum`; `s3_verifiable` the
+//! same on a bucket root against moto).
 
 mod cli;
 mod keygen;
@@ -16,4 +17,5 @@ mod operators;
 mod operators_combined;
 mod publish;
 mod s3;
+mod s3_verifiable;
 mod verifiable;

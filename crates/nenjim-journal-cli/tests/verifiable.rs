@@ -167,15 +167,7 @@ fn every_writing_command_signs_with_signing_key_and_a_signed_root_needs_it() {
         sk,
         &key,
     ]);
-    ok(&[
-        &"yank",
-        &root,
-        &"serde",
-        &"1.0.0",
-        &"broken",
-        sk,
-        &key,
-    ]);
+    ok(&[&"yank", &root, &"serde", &"1.0.0", &"broken", sk, &key]);
     ok(&[
         &"deprecate",
         &root,
@@ -240,6 +232,21 @@ fn checkpoint_prints_the_stored_note_exactly_and_refuses_an_unsigned_root() {
     assert_code(&out, 0);
     assert_eq!(out.stdout, note.as_bytes());
     assert!(note.starts_with("example.org/journal\n2\n"), "{note}");
+    // check says the root is signed, and by which key name.
+    let text = ok(&[&"check", &root]);
+    assert!(
+        text.contains("signed by the key example.org/journal (checkpoint of 2 entries"),
+        "{text}"
+    );
+    let doc = json(&run(&[&"check", &root, &"--json"]));
+    assert_eq!(
+        doc["signed"]["key_name"],
+        Value::from("example.org/journal")
+    );
+    assert_eq!(doc["signed"]["tree_size"], Value::from(2));
+    let doc = json(&run(&[&"check", &plain, &"--json"]));
+    assert_eq!(doc["signed"], Value::Null);
+    assert!(!ok(&[&"check", &plain]).contains("signed"));
     // A missing root is an I/O problem (exit 2).
     refused(
         &[&"checkpoint", &dir.path().join("nothing")],
