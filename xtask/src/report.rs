@@ -570,6 +570,21 @@ pub fn run(
         });
     }
 
+    if let Some(p12) = result(t, "p12_verify") {
+        sizes.push(format!(
+            "P12: a signed root of {} revision files, {} bytes",
+            p12["files"], p12["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P12 verify",
+        "`nenjim-journal verify --key` of a signed root (signature, tree over every record, every file against its record) vs reading and hashing its files on one thread",
+        "p12_verify/verify",
+        "p12_verify/floor",
+        Target::AtMost(1.3),
+    ));
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(
