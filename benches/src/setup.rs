@@ -126,13 +126,45 @@ pub fn cached_root(spec: &CorpusSpec) -> io::Result<PathBuf> {
 /// failure is recorded in `<root>.ledger-failed` and returned again without
 /// a new attempt (delete that file to retry).
 pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
-    let copy = root.with_extension("ledger");
+    copy_with_writer(root, "ledger", nenjim_journal_writer::WriterOptions::new())
+}
+
+/// The note signer key of the signed bench roots (a fixed seed: a cached
+/// root stays valid): (signer key, verifier key).
+pub fn signing_key() -> (String, String) {
+    use nenjim_journal_tlog::note::{Algorithm, SignerKey};
+    match SignerKey::from_seed("bench.example/journal", Algorithm::Ed25519, [42; 32]) {
+        Ok(key) => (key.to_key_string(), key.verifier().to_string()),
+        Err(e) => (e.to_string(), String::new()),
+    }
+}
+
+/// A copy of `root` (hard links) given a ledger and signed (format
+/// section 10) by a writer holding [`signing_key`]: the tree over every
+/// revision, its tiles and checkpoint.
+pub fn signed_copy(root: &Path) -> io::Result<PathBuf> {
+    let (key, _) = signing_key();
+    copy_with_writer(
+        root,
+        "signed",
+        nenjim_journal_writer::WriterOptions::new().signing_key(&key),
+    )
+}
+
+/// A copy of `root` (hard links) at `root.<extension>`, opened and closed
+/// once by a writer with `options`.
+fn copy_with_writer(
+    root: &Path,
+    extension: &str,
+    options: nenjim_journal_writer::WriterOptions,
+) -> io::Result<PathBuf> {
+    let copy = root.with_extension(extension);
     if copy.join(COMPLETE).exists() {
         return Ok(copy);
     }
     // A copy whose writer failed fails the same way again (the corpus is
     // deterministic): the error is kept beside it, not paid for again.
-    let failed = copy.with_extension("ledger-failed");
+    let failed = copy.with_extension(format!("{extension}-failed"));
     if let Ok(error) = fs::read_to_string(&failed) {
         return Err(io::Error::other(format!(
             "{} (recorded in {})",
@@ -156,11 +188,8 @@ pub fn ledger_copy(root: &Path) -> io::Result<PathBuf> {
             fs::hard_link(file.path(), target.join(file.file_name()))?;
         }
     }
-    let opened = nenjim_journal_writer::FsJournalWriter::open(
-        &copy,
-        nenjim_journal_writer::WriterOptions::new(),
-    )
-    .and_then(|writer| writer.close());
+    let opened = nenjim_journal_writer::FsJournalWriter::open(&copy, options)
+        .and_then(|writer| writer.close());
     if let Err(e) = opened {
         fs::write(&failed, e.to_string())?;
         fs::remove_dir_all(&copy)?;

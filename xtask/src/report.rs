@@ -491,6 +491,29 @@ pub fn run(
         Target::AtMost(1.05),
     ));
 
+    if let Some(p12) = result(t, "p12_signed") {
+        sizes.push(format!(
+            "P12: appends of a {}-byte revision to a signed and an unsigned root; start of the signed copy of the P3/P6 root with and without a verifier",
+            p12["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P12 signed append",
+        "FsJournalWriter::append of a 10 kB revision to a signed root (tiles + checkpoint) vs to an unsigned one",
+        "p12_signed_append/signed",
+        "p12_signed_append/unsigned",
+        Target::AtMost(1.15),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P12 verified start",
+        "start() of a signed root with a verifier key vs without",
+        "p12_verified_start/verified",
+        "p12_verified_start/unverified",
+        Target::AtMost(1.05),
+    ));
+
     if let Some(p10) = result(t, "p10_s3_start") {
         sizes.push(format!(
             "P10: {} artifacts, {} revisions, {} objects in a bucket of moto's S3 server on 127.0.0.1; floor on {} threads",
@@ -570,18 +593,18 @@ pub fn run(
         });
     }
 
-    if let Some(p12) = result(t, "p12_verify") {
+    if let Some(p13) = result(t, "p13_verify") {
         sizes.push(format!(
-            "P12: a signed root of {} revision files, {} bytes",
-            p12["files"], p12["bytes"]
+            "P13: a signed root of {} revision files, {} bytes",
+            p13["files"], p13["bytes"]
         ));
     }
     rows.push(ratio_row(
         t,
-        "P12 verify",
+        "P13 verify",
         "`nenjim-journal verify --key` of a signed root (signature, tree over every record, every file against its record) vs reading and hashing its files on one thread",
-        "p12_verify/verify",
-        "p12_verify/floor",
+        "p13_verify/verify",
+        "p13_verify/floor",
         Target::AtMost(1.3),
     ));
 

@@ -25,6 +25,13 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// A ledger of `entries` (ascending, contiguous from 1) without segments.
+    pub fn from_entries(entries: Vec<Entry>) -> Ledger {
+        Ledger {
+            entries,
+            segmented: 0,
+        }
+    }
     /// Every entry, ascending by sequence (contiguous from 1).
     pub fn entries(&self) -> &[Entry] {
         &self.entries

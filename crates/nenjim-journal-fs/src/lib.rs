@@ -112,6 +112,7 @@ mod recorded;
 mod refresh;
 mod root;
 mod scan;
+mod verify;
 
 use std::path::Path;
 
@@ -125,6 +126,7 @@ pub use nenjim_journal_store::{EntryKind, EntryMetadata, FileSystem, RealFileSys
 pub use read::decode as decode_revision_text;
 pub use root::normalize as normalize_root;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};
+pub use verify::{Verified, load_verified, refresh_verified};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.
@@ -137,6 +139,29 @@ pub struct LoadOptions {
     /// Read `<timestamp>.journal.example` files as if they were runtime
     /// revisions (in memory; nothing on disk changes). Off for `start()`.
     pub include_examples: bool,
+    /// The note verifier key a signed root is checked against (format
+    /// section 10), as given to [`LoadOptions::verifier`]; `None`: a
+    /// signed root loads as an unsigned one. (Kept as interned text so
+    /// that the options stay `Copy`.)
+    pub verifier: Option<&'static str>,
+}
+
+/// `text`, kept once for the life of the process (each distinct key text
+/// is stored once, however many options name it).
+fn intern(text: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static KEYS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut keys = KEYS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(key) = keys.get(text) {
+        return key;
+    }
+    let key: &'static str = Box::leak(text.to_owned().into_boxed_str());
+    keys.insert(key);
+    key
 }
 
 impl LoadOptions {
@@ -147,7 +172,28 @@ impl LoadOptions {
     /// Also read `*.journal.example` files as runtime revisions.
     #[must_use]
     pub fn with_examples(self, include_examples: bool) -> LoadOptions {
-        LoadOptions { include_examples }
+        LoadOptions {
+            include_examples,
+            ..self
+        }
+    }
+    /// A note verifier key (`<name>+<hash>+<base64>`, as Go's
+    /// `golang.org/x/mod/sumdb/note` and the command's `keygen` print it):
+    /// start and refresh verify the root's checkpoint against it before
+    /// publishing (format section 10). A start checks the signature, that
+    /// the checkpoint's size is the number of ledger entries read, and
+    /// that the tree of the records read (each revision file checked
+    /// against its record) has its root hash; a refresh accepts only a
+    /// checkpoint consistent with the last one verified (`Rollback`
+    /// otherwise). Errors: `CheckpointInvalid` (a malformed key, no
+    /// checkpoint, a bad signature, another key), `CheckpointMismatch`,
+    /// `Rollback`. See [`load_verified`] and [`refresh_verified`].
+    #[must_use]
+    pub fn verifier(self, key: &str) -> LoadOptions {
+        LoadOptions {
+            verifier: Some(intern(key)),
+            ..self
+        }
     }
 }
 
@@ -206,6 +252,9 @@ pub fn load_with(
     root: &Path,
     options: LoadOptions,
 ) -> Result<ChainState, JournalError> {
+    if options.verifier.is_some() {
+        return verify::load_verified(fs, root, options).map(|(state, _)| state);
+    }
     // With a ledger, the ledger alone says which files to read.
     match ledger::read(fs, root)? {
         Some(ledger) => recorded::load(fs, root, &ledger),
@@ -281,6 +330,10 @@ pub fn refresh_with(
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
     use ledger::LedgerReader as _;
+    if options.verifier.is_some() {
+        // No checkpoint verified before: the whole ledger is hashed.
+        return verify::refresh_verified(fs, root, options, state, &mut None, publish);
+    }
     let reader = ledger::SegmentedReader::new(fs, root);
     if reader.exists()? {
         recorded::refresh(fs, root, &reader, state, publish)

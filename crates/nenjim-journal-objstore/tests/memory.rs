@@ -54,6 +54,11 @@ fn hubs_refreshing_while_a_writer_appends_agree_on_every_sequence() {
 }
 
 #[test]
+fn a_signed_bucket_root_is_written_verified_and_kept_to_its_key() {
+    scenarios::a_signed_bucket_root_is_written_verified_and_kept_to_its_key(&memory);
+}
+
+#[test]
 fn blobs_are_streamed_into_a_bucket() {
     scenarios::blobs_are_streamed_into_a_bucket(&memory);
 }

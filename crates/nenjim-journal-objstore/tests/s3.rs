@@ -62,6 +62,7 @@ fn bucket_cases_against_the_s3_protocol_server() {
     scenarios::feeds_resume_across_the_gaps_fences_leave(&new_store);
     scenarios::hubs_refreshing_while_a_writer_appends_agree_on_every_sequence(&new_store);
     scenarios::blobs_are_streamed_into_a_bucket(&new_store);
+    scenarios::a_signed_bucket_root_is_written_verified_and_kept_to_its_key(&new_store);
     // The fault walk against the server: each case under a key prefix of
     // its own in one bucket.
     let faults = moto.bucket({

@@ -12,7 +12,7 @@ use nenjim_journal_api::model::{
 };
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_fs::{FileSystem, LoadOptions};
+use nenjim_journal_fs::{FileSystem, LoadOptions, Verified};
 use parking_lot::{Mutex, RwLock};
 
 use crate::COMPONENT_NAME;
@@ -50,8 +50,10 @@ pub(crate) struct Journal {
     options: LoadOptions,
     fs: Arc<dyn FileSystem>,
     lifecycle: RwLock<Lifecycle>,
-    /// Serializes refreshes: each sees the state the previous one left.
-    refreshing: Mutex<()>,
+    /// Serializes refreshes: each sees the state the previous one left,
+    /// and the last checkpoint verified (with a verifier key: format
+    /// section 10), which the next one must extend.
+    refreshing: Mutex<Option<Verified>>,
 }
 
 fn not_started() -> JournalError {
@@ -80,7 +82,7 @@ impl Journal {
                 stopped: false,
                 snapshot: None,
             }),
-            refreshing: Mutex::new(()),
+            refreshing: Mutex::new(None),
         }
     }
 
@@ -131,7 +133,15 @@ impl NenjimProcess for Journal {
         }
         // Loaded into a private state, outside any lock; queries meanwhile
         // fail with NotStarted.
-        let loaded = nenjim_journal_fs::load_with(&*self.fs, &self.root, self.options);
+        let loaded = nenjim_journal_fs::load_verified(&*self.fs, &self.root, self.options).map(
+            |(state, verified)| {
+                // Before the state is published (and outside the lifecycle
+                // lock, which a refresh takes after this one): no refresh
+                // gets past `NotStarted` before.
+                *self.refreshing.lock() = verified;
+                state
+            },
+        );
         let mut lifecycle = self.lifecycle.write();
         match loaded {
             Ok(_) if lifecycle.stopped => {
@@ -237,10 +247,15 @@ impl Administration for Journal {
     }
 
     fn refresh(&self) -> Result<RefreshReport, JournalError> {
-        let _serial = self.refreshing.lock();
+        let mut verified = self.refreshing.lock();
         let state = self.snapshot()?;
-        nenjim_journal_fs::refresh_with(&*self.fs, &self.root, self.options, &state, &mut |next| {
-            self.publish(next)
-        })
+        nenjim_journal_fs::refresh_verified(
+            &*self.fs,
+            &self.root,
+            self.options,
+            &state,
+            &mut verified,
+            &mut |next| self.publish(next),
+        )
     }
 }

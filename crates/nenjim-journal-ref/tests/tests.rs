@@ -7,3 +7,4 @@ mod hardening_faults;
 mod hardening_hostile;
 mod hardening_stress;
 mod scenarios;
+mod signed;

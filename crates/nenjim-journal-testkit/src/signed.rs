@@ -46,3 +46,22 @@ pub fn checked(
     checkpoint.check_tree(tree.size(), &tree.root())?;
     Ok((checkpoint, entries))
 }
+
+/// Copies the tree `from` to `to` (a new directory), keeping symbolic
+/// links as links (a ledger's entries): an older copy of a root, say.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else if kind.is_dir() {
+            copy_tree(&source, &target)?;
+        } else {
+            std::fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
+}

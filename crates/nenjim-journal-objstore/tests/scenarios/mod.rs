@@ -468,3 +468,64 @@ pub fn feeds_resume_across_the_gaps_fences_leave(new_store: NewStore<'_>) {
     hub.manager().refresh().unwrap();
     assert_feeds_resume_across_gaps(&*hub.service(), &[1, 3, 4, 6], &[1, 3, 4, 6]);
 }
+
+/// A signed root in a bucket (format section 10): the writer keeps the
+/// tiles and the checkpoint at `<root>/.ledger/tlog/` there as on a
+/// directory, a verifying start and refresh read them, and a writer
+/// without the key (or with another) is refused with `CheckpointInvalid`
+/// without a single PUT.
+pub fn a_signed_bucket_root_is_written_verified_and_kept_to_its_key(new_store: NewStore<'_>) {
+    use nenjim_journal_testkit::signed;
+    let fs = new_store("signed");
+    let root = Path::new("/signed");
+    fs.ensure_dir(root).unwrap();
+    let (skey, vkey) = signed::key("bucket.example/journal", 7);
+    let all = texts();
+    let mut writer =
+        FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new().signing_key(&skey))
+            .unwrap();
+    for text in all.iter().take(3) {
+        writer.append(text).unwrap();
+    }
+    writer.close().unwrap();
+    let (checkpoint, entries) = signed::checked(&*fs, root, &vkey).unwrap();
+    assert_eq!((checkpoint.size(), entries.len()), (3, 3));
+    assert!(
+        fs.read(&root.join(".ledger/tlog/tile/entries/000.p/3"), 1 << 20)
+            .is_ok()
+    );
+    let options = LoadOptions::new().verifier(&vkey);
+    let (state, verified) = nenjim_journal_fs::load_verified(&*fs, root, options).unwrap();
+    assert_eq!(state.len(), 3);
+    let mut verified = verified;
+
+    let before = fs.requests().put;
+    let (other, _) = signed::key("bucket.example/journal", 8);
+    for options in [
+        WriterOptions::new(),
+        WriterOptions::new().signing_key(&other),
+    ] {
+        let error = FsJournalWriter::open_store(fs.clone(), root, options).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::CheckpointInvalid, "{error}");
+    }
+    assert_eq!(fs.requests().put, before, "a refused writer wrote");
+
+    let mut writer =
+        FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new().signing_key(&skey))
+            .unwrap();
+    writer.append(&all[3]).unwrap();
+    writer.close().unwrap();
+    let mut published = Vec::new();
+    let report = nenjim_journal_fs::refresh_verified(
+        &*fs,
+        root,
+        options,
+        &state,
+        &mut verified,
+        &mut |next| published.push(next),
+    )
+    .unwrap();
+    assert_eq!(report.ingested(), 1);
+    assert_eq!(published.len(), 1);
+    assert_eq!(verified.map(|v| v.checkpoint().size()), Some(4));
+}

@@ -1,7 +1,7 @@
-//! P12 `verify` of a signed root costs reading and hashing its files
+//! P13 `verify` of a signed root costs reading and hashing its files
 //! (issue 23).
 //!
-//! - `p12_verify/verify` against `p12_verify/floor`: the built command
+//! - `p13_verify/verify` against `p13_verify/floor`: the built command
 //!   `nenjim-journal verify <root> --key <vkey>` (a child process, as a
 //!   mirror runs it) on a signed root of `NENJIM_BENCH_VERIFY_FILES`
 //!   revisions (default 100 000), against listing the same root and
@@ -45,7 +45,7 @@ fn command() -> PathBuf {
 fn signed_root(files: usize) -> (PathBuf, String) {
     let plain = setup::cached_root(&setup::large_root_spec(files)).unwrap();
     let ledger = setup::ledger_copy(&plain).unwrap();
-    let root = setup::bench_dir().join("p12").join(format!("root-{files}"));
+    let root = setup::bench_dir().join("p13").join(format!("root-{files}"));
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(root.parent().unwrap()).unwrap();
     let status = Command::new("cp")
@@ -99,12 +99,12 @@ fn p12(c: &mut Criterion) {
     let revisions = floor::journal_files(&root).unwrap();
     let bytes = floor::total_bytes(&revisions).unwrap();
     if let Err(e) = setup::record(
-        "p12_verify",
+        "p13_verify",
         &serde_json::json!({ "files": revisions.len(), "bytes": bytes }),
     ) {
-        eprintln!("cannot record the P12 sizes: {e}");
+        eprintln!("cannot record the P13 sizes: {e}");
     }
-    let mut group = c.benchmark_group("p12_verify");
+    let mut group = c.benchmark_group("p13_verify");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))

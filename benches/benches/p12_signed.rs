@@ -1,0 +1,116 @@
+//! P12 the verifiable ledger (format section 10).
+//!
+//! - `p12_signed_append`: one append of a 10 kB revision to a signed root
+//!   (the tiles and the signed checkpoint written after the commit)
+//!   against the same append to an unsigned root. Target <= 1.15x.
+//! - `p12_verified_start`: `start()` of the signed copy of the P3/P6 root
+//!   with a verifier key (signature, size, the tree of every record)
+//!   against the same start without one. Target <= 1.05x.
+#![allow(clippy::panic, clippy::unwrap_used)] // a bench with a broken setup fails loudly
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use nenjim_journal_api::append::JournalWriter;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_benches::{corpus, setup};
+use nenjim_journal_ref::{JournalAssembly, LoadOptions};
+use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
+
+/// A revision body of about 10 kB (P8's): releases with dependencies.
+fn body() -> String {
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 9_700 {
+        body.push_str(&format!(
+            "\nRELEASE 1.{i}.0\n  LICENSE Apache-2.0 OR MIT\n  CONTENT sha256:{:064x} {}\n  DEPENDS serde [1.0.0,2.0.0)\n  DEPENDS tokio [1.{i}.0,2.0.0) \"runtime\"\n",
+            i + 1,
+            1000 + i
+        ));
+        i += 1;
+    }
+    body
+}
+
+/// The revision of `artifact` at second `n` after `predecessor` (or a genesis).
+fn revision(artifact: &str, n: i64, predecessor: Option<&RevisionDigest>, body: &str) -> String {
+    let at = corpus::timestamp(1_767_225_600 + n);
+    let predecessor = predecessor.map_or_else(|| "GENESIS".to_owned(), ToString::to_string);
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR {predecessor}\nDESCRIPTION \"append bench\"\n{body}"
+    )
+}
+
+fn p12_signed_append(c: &mut Criterion) {
+    let body = body();
+    let dir = setup::bench_dir().join("p12");
+    let _ = fs::remove_dir_all(&dir);
+    let (skey, _) = setup::signing_key();
+    let sample = revision("append-bench", 0, None, &body);
+    if let Err(e) = setup::record("p12_signed", &serde_json::json!({ "bytes": sample.len() })) {
+        eprintln!("cannot record the P12 sizes: {e}");
+    }
+    let mut group = c.benchmark_group("p12_signed_append");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
+    for (name, options) in [
+        ("unsigned", WriterOptions::new()),
+        ("signed", WriterOptions::new().signing_key(&skey)),
+    ] {
+        let root = dir.join(name);
+        fs::create_dir_all(&root).unwrap();
+        let mut writer = FsJournalWriter::open(&root, options).unwrap();
+        let mut head: Option<(i64, RevisionDigest)> = None;
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
+                    let text = revision("append-bench", n, predecessor.as_ref(), &body);
+                    let start = std::time::Instant::now();
+                    let appended = writer.append(&text).unwrap();
+                    total += start.elapsed();
+                    head = Some((n, *appended.revision().digest()));
+                }
+                total
+            })
+        });
+        writer.close().unwrap();
+    }
+    group.finish();
+}
+
+fn start(root: &Path, options: LoadOptions) -> JournalAssembly {
+    let assembly = JournalAssembly::with_options(root, options);
+    if let Err(e) = assembly.process().start() {
+        panic!("start failed: {e}");
+    }
+    assembly
+}
+
+fn p12_verified_start(c: &mut Criterion) {
+    let plain = setup::cached_root(&setup::large_root_spec(setup::files())).unwrap();
+    let signed = setup::signed_copy(&plain).unwrap();
+    let (_, vkey) = setup::signing_key();
+    let mut group = c.benchmark_group("p12_verified_start");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(8));
+    for (name, options) in [
+        ("unverified", LoadOptions::new()),
+        ("verified", LoadOptions::new().verifier(&vkey)),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(|| (), |()| start(&signed, options), BatchSize::PerIteration)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, p12_signed_append, p12_verified_start);
+criterion_main!(benches);
