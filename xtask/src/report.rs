@@ -601,6 +601,21 @@ pub fn run(
         });
     }
 
+    if let Some(p13) = result(t, "p13_verify") {
+        sizes.push(format!(
+            "P13: a signed root of {} revision files, {} bytes",
+            p13["files"], p13["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P13 verify",
+        "`nenjim-journal verify --key` of a signed root (signature, tree over every record, every file against its record) vs reading and hashing its files on one thread",
+        "p13_verify/verify",
+        "p13_verify/floor",
+        Target::AtMost(1.3),
+    ));
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(

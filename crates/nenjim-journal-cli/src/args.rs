@@ -9,10 +9,14 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 
+pub use crate::commands::checkpoint::CheckpointArgs;
 pub use crate::commands::keygen::KeygenArgs;
+pub use crate::commands::prove::ProveArgs;
 pub use crate::commands::publish_args::{
     AppendArgs, CreateArgs, InitArgs, PolicyArgs, PutBlobArgs, RecommendArgs, ReleaseArgs,
 };
+pub use crate::commands::verify::VerifyArgs;
+pub use crate::commands::witness::WitnessArgs;
 
 /// Check, inspect, author and verify Nenjim Journal roots.
 ///
@@ -60,7 +64,8 @@ pub enum Command {
     /// On success prints the number of artifacts, revisions and releases (of
     /// the latest revisions) and the load time, and warns (exit code 0) about
     /// deprecated license identifiers, empty blobs, and, in a root with a
-    /// ledger, files the ledger does not record and stray files. On failure
+    /// ledger, files the ledger does not record and stray files; on a signed
+    /// root it names the key that signs its checkpoint. On failure
     /// prints every independent error (not only the first one the loader
     /// stops at) as `path:line:column: message` on stderr, with a count
     /// (`--max-errors N` stops after N), and exits 1 (2 when the root is
@@ -201,6 +206,40 @@ pub enum Command {
     /// `<name>+<hash>+<base64>`); the name is the origin of the checkpoints
     /// the key signs. Never writes over an existing file (exit 2).
     Keygen(KeygenArgs),
+    /// Print the root's current signed checkpoint note, exactly as stored.
+    ///
+    /// The note `<root>/.ledger/tlog/checkpoint` (C2SP tlog-checkpoint,
+    /// signed-note): save it to check later, with `verify --since`, that
+    /// the root was not rolled back or forked. Exit 1 (`CheckpointInvalid`)
+    /// for a root that is not signed.
+    Checkpoint(CheckpointArgs),
+    /// Verify a signed root: its checkpoint, its tree, every revision file, and no rollback.
+    ///
+    /// Checks the checkpoint's signature by --key, the tree over every
+    /// ledger record (its size and root hash, and the hash tiles' root),
+    /// every revision file's size and SHA-256 against its record (each
+    /// file streamed and hashed once), with --since that an older saved
+    /// checkpoint is consistent with the current one (an RFC 6962
+    /// consistency proof from the tiles), and with --witness and --quorum
+    /// that enough witnesses cosigned it. Exit 0 valid; 1 invalid, naming
+    /// the kind (`CheckpointInvalid`, `CheckpointMismatch`,
+    /// `LedgerMismatch`, `Rollback`); 2 when the root cannot be read.
+    Verify(VerifyArgs),
+    /// Print the inclusion proof of one revision's record in the current checkpoint's tree.
+    ///
+    /// `--json` prints `{"index", "tree_size", "root", "record", "proof"}`
+    /// (RFC 6962, base64 hashes), which Go's `tlog.CheckRecord` checks.
+    /// Exit 1 for a revision the ledger does not record, or one the
+    /// checkpoint does not cover yet.
+    Prove(ProveArgs),
+    /// Witness a signed root: check it extends what this witness cosigned, then cosign it.
+    ///
+    /// Verifies the checkpoint with the log's key (--log-key, kept in
+    /// --state), checks it is consistent with the last one this witness
+    /// cosigned (exit 1, `Rollback`, cosigning nothing, when it is smaller
+    /// or inconsistent), records it in --state, and adds the witness's C2SP
+    /// `cosignature/v1` to `<root>/.ledger/tlog/checkpoint.witnessed`.
+    Witness(WitnessArgs),
 }
 
 impl Command {
@@ -229,6 +268,10 @@ impl Command {
             Command::Deprecate(_) => "deprecate",
             Command::Recommend(_) => "recommend",
             Command::Keygen(_) => "keygen",
+            Command::Checkpoint(_) => "checkpoint",
+            Command::Verify(_) => "verify",
+            Command::Prove(_) => "prove",
+            Command::Witness(_) => "witness",
         }
     }
 
@@ -256,6 +299,10 @@ impl Command {
             Command::Yank(a) | Command::Deprecate(a) => a.json,
             Command::Recommend(a) => a.json,
             Command::Keygen(a) => a.json,
+            Command::Checkpoint(_) => false,
+            Command::Verify(a) => a.json,
+            Command::Prove(a) => a.json,
+            Command::Witness(a) => a.json,
         }
     }
 }

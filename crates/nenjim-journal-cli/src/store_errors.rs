@@ -53,6 +53,10 @@ pub fn addresses(command: &Command) -> Vec<&Path> {
             all.extend(a.store.as_deref());
             all
         }
+        Command::Checkpoint(a) => vec![&a.root],
+        Command::Verify(a) => vec![&a.root],
+        Command::Prove(a) => vec![&a.root],
+        Command::Witness(a) => vec![&a.root],
         _ => Vec::new(),
     }
 }

@@ -6,7 +6,10 @@
 //! (issue 20's unattended runs: the lease, `--wait`, signals,
 //! `init`, `events --follow`), `operator_checks` (issue 20's checks at
 //! publish time, root copies, S3 errors), `operators_combined` (where the
-//! two meet) and `s3` (the README's S3 example against moto's server).
+//! two meet), `s3` (the README's S3 example against moto's server) and
+//! `verifiable` (issue 23: `checkpoint`, `verify`, `prove` checked by Go's
+//! `tlog.CheckRecord`, `witness`, `verify --quorum`; `s3_verifiable` the
+//! same on a bucket root against moto).
 
 mod cache;
 mod cli;
@@ -16,3 +19,5 @@ mod operators;
 mod operators_combined;
 mod publish;
 mod s3;
+mod s3_verifiable;
+mod verifiable;

@@ -104,7 +104,7 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
         with_writer(
             &args.root,
             store.as_deref(),
-            args.writing.wait,
+            &args.writing,
             total,
             ui,
             |writer| {

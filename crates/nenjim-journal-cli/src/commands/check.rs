@@ -5,7 +5,9 @@
 //! (`s3://bucket/prefix` …) is loaded and scanned through its store, and
 //! its errors name their files by URL.
 //! On a root with a ledger, revision files the ledger does not record are
-//! warnings (the exit code stays 0).
+//! warnings (the exit code stays 0). A signed root (format section 10) is
+//! said to be, with the key name its checkpoint names (read, not
+//! verified: `verify --key` verifies).
 
 use serde::Serialize;
 
@@ -47,6 +49,19 @@ struct CheckDocument {
     /// `README.txt`, a `latest.journal` …; never loaded; a warning), each
     /// `path: message`.
     stray: Vec<String>,
+    /// A signed root (format section 10): the key name its checkpoint
+    /// names (its origin) and the checkpoint's size; `null` when the root
+    /// is not signed. Read, not verified: `verify --key` verifies.
+    signed: Option<SignedJson>,
+}
+
+/// Who signs a root's checkpoint.
+#[derive(Debug, Serialize)]
+struct SignedJson {
+    /// The signing key's name (the checkpoint's origin).
+    key_name: String,
+    /// The number of ledger entries the checkpoint covers.
+    tree_size: u64,
 }
 
 /// The `--json` document of a failed check.
@@ -104,6 +119,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         warnings,
         unrecorded: unrecorded.iter().map(|p| path_text(p)).collect(),
         stray: super::unrecorded::stray(&args.root.root, args.root.examples)?,
+        signed: signed(&args.root.root, ui),
     };
     for entry in &document.stray {
         ui.warn(&format!(
@@ -131,8 +147,15 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
             counted(n, "example file")
         ),
     };
+    let signed = match &document.signed {
+        Some(s) => format!(
+            "; signed by the key {} (checkpoint of {} entries; `nenjim-journal verify --key <vkey>` verifies it)",
+            s.key_name, s.tree_size
+        ),
+        None => String::new(),
+    };
     ui.summary(&format!(
-        "{} {}{}: {}, {}, {} (loaded in {:.3} s){skipped}\n",
+        "{} {}{}: {}, {}, {} (loaded in {:.3} s){skipped}{signed}\n",
         ui.out(Paint::Good, "ok"),
         document.root,
         if document.examples {
@@ -146,6 +169,28 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         loaded.elapsed.as_secs_f64(),
     ))?;
     Ok(Status::Ok)
+}
+
+/// Whether the root is signed, and by which key name (its checkpoint's
+/// origin); a checkpoint that cannot be read is a warning.
+fn signed(root: &std::path::Path, ui: &Ui) -> Option<SignedJson> {
+    let tlog = super::tlog_root::TlogRoot::open(root).ok()?;
+    match tlog.checkpoint_unverified() {
+        Ok(checkpoint) => Some(SignedJson {
+            key_name: checkpoint.origin().to_owned(),
+            tree_size: checkpoint.size(),
+        }),
+        Err(e)
+            if e.kind() == nenjim_journal_api::error::ErrorKind::CheckpointInvalid
+                && e.message().starts_with("found no checkpoint") =>
+        {
+            None
+        }
+        Err(e) => {
+            ui.warn(&format!("the root's checkpoint cannot be read: {e}"));
+            None
+        }
+    }
 }
 
 /// The load failed with `first`: scan the root for every independent error

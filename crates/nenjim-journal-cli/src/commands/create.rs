@@ -15,7 +15,7 @@ pub fn run(args: &CreateArgs, ui: &Ui) -> Result<Status, CliError> {
         "create",
         &args.root,
         &args.coordinate,
-        args.writing.wait,
+        &args.writing,
         args.json,
     );
     publish(&what, ui, |head, at| {

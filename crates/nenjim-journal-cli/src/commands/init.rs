@@ -90,7 +90,7 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         &args.root,
         root_address.clone(),
         None,
-        args.writing.wait,
+        &args.writing,
         0,
         ui,
         |_writer| {

@@ -1,8 +1,10 @@
-//! `keygen <name> --out <file> [--json]`: a new Ed25519 note signer key
+//! `keygen <name> --out <file> [--witness] [--json]`: a new Ed25519 note signer key
 //! (`PRIVATE+KEY+<name>+<hash>+<base64>`, the format of Go's
 //! `golang.org/x/mod/sumdb/note`) written to a new file, readable by its
 //! owner only (mode 0600), never over an existing file and never left
 //! partial; its verifier key (`<name>+<hash>+<base64>`) goes to stdout.
+//! With `--witness` the key is a witness's C2SP `cosignature/v1` key (type
+//! `0x04`) for `witness --key`.
 //!
 //! The key file is written as a temporary file beside it (mode 0600 from
 //! its creation), synced, and hard-linked to its name, which fails if the
@@ -30,6 +32,10 @@ pub struct KeygenArgs {
     /// The new signer key file (mode 0600; never over an existing file).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// A witness's key (C2SP `cosignature/v1`, type 0x04) for `witness
+    /// --key`, instead of a log's Ed25519 checkpoint key.
+    #[arg(long)]
+    pub witness: bool,
     /// Print one JSON document instead of the verifier key alone.
     #[arg(long)]
     pub json: bool,
@@ -64,7 +70,12 @@ pub fn run(args: &KeygenArgs, ui: &Ui) -> Result<Status, CliError> {
         // Refused before anything else; the link below is the real guard.
         return Err(exists(out));
     }
-    let key = SignerKey::generate(&args.name, Algorithm::Ed25519)?;
+    let algorithm = if args.witness {
+        Algorithm::CosignatureV1
+    } else {
+        Algorithm::Ed25519
+    };
+    let key = SignerKey::generate(&args.name, algorithm)?;
     match create_private(out, format!("{}\n", key.to_key_string()).as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(exists(out)),

@@ -3,6 +3,7 @@
 
 mod append;
 mod check;
+pub mod checkpoint;
 mod create;
 mod diff;
 mod digest;
@@ -14,6 +15,7 @@ pub mod keygen;
 mod lint;
 mod list;
 mod policy;
+pub mod prove;
 mod publish;
 pub mod publish_args;
 mod publish_checks;
@@ -24,9 +26,12 @@ mod show;
 mod similar;
 mod store_layout;
 mod successor;
+mod tlog_root;
 mod unrecorded;
+pub mod verify;
 mod verify_content;
 mod versions;
+pub mod witness;
 
 pub use similar::similar;
 
@@ -70,7 +75,29 @@ pub fn run(command: &Command, ui: &Ui) -> Result<Status, CliError> {
         Command::Deprecate(args) => policy::deprecate(args, ui),
         Command::Recommend(args) => policy::recommend(args, ui),
         Command::Keygen(args) => keygen::run(args, ui),
+        Command::Checkpoint(args) => kind_named(checkpoint::run(args, ui)),
+        Command::Verify(args) => kind_named(verify::run(args, ui)),
+        Command::Prove(args) => kind_named(prove::run(args, ui)),
+        Command::Witness(args) => kind_named(witness::run(args, ui)),
     }
+}
+
+/// The verifiable-ledger commands name the kind of what is invalid
+/// (`CheckpointInvalid: …`, `Rollback: …`) in the text of a refusal (exit
+/// code 1), which scripts and auditors match on.
+fn kind_named(result: Result<Status, CliError>) -> Result<Status, CliError> {
+    use nenjim_journal_api::error::ErrorContext as _;
+    result.map_err(|error| match error {
+        CliError::Journal(e) if Status::of_journal_error(&e) == Status::Invalid => {
+            let kind = e.kind().as_str();
+            CliError::Journal(e.context(kind))
+        }
+        CliError::Refused { kind, message } => CliError::Refused {
+            kind,
+            message: format!("{kind}: {message}"),
+        },
+        other => other,
+    })
 }
 
 /// How many names a "did you mean" list shows at most.

@@ -32,7 +32,7 @@ fn target<'a>(command: &'static str, args: &'a PolicyArgs) -> Publish<'a> {
         command,
         &args.root,
         &args.coordinate,
-        args.writing.wait,
+        &args.writing,
         args.json,
     )
 }
@@ -57,7 +57,7 @@ pub fn recommend(args: &RecommendArgs, ui: &Ui) -> Result<Status, CliError> {
         "recommend",
         &args.root,
         &args.coordinate,
-        args.writing.wait,
+        &args.writing,
         args.json,
     );
     let statement = PolicyStatement::Recommend {

@@ -34,6 +34,7 @@ use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 
 use crate::address::Address;
+use crate::commands::publish_args::WriteArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ContentJson, path_text};
 use crate::ui::{Paint, Ui};
@@ -51,13 +52,13 @@ use crate::ui::{Paint, Ui};
 pub fn with_writer<T>(
     root: &Path,
     store: Option<&Path>,
-    wait: Option<Duration>,
+    writing: &WriteArgs,
     total: usize,
     ui: &Ui,
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let address = crate::address::locate(root)?;
-    with_writer_at(root, address, store, wait, total, ui, work)
+    with_writer_at(root, address, store, writing, total, ui, work)
 }
 
 /// [`with_writer`] for the root `root` (as typed) at `address`, already
@@ -66,16 +67,22 @@ pub fn with_writer_at<T>(
     root: &Path,
     address: Address,
     store: Option<&Path>,
-    wait: Option<Duration>,
+    writing: &WriteArgs,
     total: usize,
     ui: &Ui,
     work: impl FnOnce(&mut FsJournalWriter) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
+    let wait = writing.wait;
+    let signing_key = writing.signing_key()?;
     crate::interrupt::catch();
     let options = match store.map(crate::address::locate).transpose()? {
         Some(Address::Local(store)) => WriterOptions::new().content_store(store),
         Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
         None => WriterOptions::new(),
+    };
+    let options = match &signing_key {
+        Some(key) => options.signing_key(key),
+        None => options,
     };
     let in_bucket = matches!(address, Address::Object { .. });
     require_root(root, &address)?;
@@ -314,8 +321,8 @@ pub struct Publish<'a> {
     pub root: &'a Path,
     /// The content store (`release`): `--store`, or the one the root records.
     pub store: Option<PathBuf>,
-    /// How long to wait for another writer's lease (`--wait`).
-    pub wait: Option<Duration>,
+    /// `--wait` and `--signing-key`.
+    pub writing: &'a WriteArgs,
     /// The artifact whose head is followed.
     pub coordinate: &'a ArtifactCoordinate,
     /// The releases published (`release`): locates a `ReleaseRewritten`.
@@ -335,14 +342,14 @@ impl<'a> Publish<'a> {
         command: &'static str,
         root: &'a Path,
         coordinate: &'a ArtifactCoordinate,
-        wait: Option<Duration>,
+        writing: &'a WriteArgs,
         json: bool,
     ) -> Publish<'a> {
         Publish {
             command,
             root,
             store: None,
-            wait,
+            writing,
             coordinate,
             releases: &[],
             strict: false,
@@ -365,7 +372,7 @@ pub fn publish(
     let (revision, new, warnings) = with_writer(
         root,
         publish.store.as_deref(),
-        publish.wait,
+        publish.writing,
         1,
         ui,
         |writer| {

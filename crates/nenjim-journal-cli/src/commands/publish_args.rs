@@ -28,6 +28,26 @@ pub struct WriteArgs {
     /// seconds. SIGINT or SIGTERM stops the wait.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub wait: Option<Duration>,
+    /// Sign the root's checkpoint with this note signer key file (from
+    /// `keygen`) after the write: a root becomes signed the first time,
+    /// and from then on every writer must hold its key (format section 10).
+    #[arg(long, value_name = "FILE")]
+    pub signing_key: Option<PathBuf>,
+}
+
+impl WriteArgs {
+    /// The signer key text of `--signing-key` (its first line, checked to
+    /// be a note signer key), if given.
+    pub fn signing_key(&self) -> Result<Option<String>, crate::failure::CliError> {
+        let Some(path) = &self.signing_key else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| crate::failure::CliError::io(path, "cannot read the signing key", e))?;
+        let key = nenjim_journal_tlog::note::SignerKey::from_file_text(&text)
+            .map_err(|e| nenjim_journal_api::error::ErrorContext::with_path(e, path))?;
+        Ok(Some(key.to_key_string()))
+    }
 }
 
 /// `--wait`'s duration: humantime's syntax, or a bare number of seconds.

@@ -55,7 +55,7 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
         command: "release",
         root: &args.root,
         store: Some(store),
-        wait: args.writing.wait,
+        writing: &args.writing,
         coordinate: &args.coordinate,
         releases: &args.releases,
         strict: args.strict,

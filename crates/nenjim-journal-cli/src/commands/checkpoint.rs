@@ -1,0 +1,25 @@
+//! `checkpoint <root>`: prints the root's current signed checkpoint note
+//! (`<root>/.ledger/tlog/checkpoint`, format section 10) exactly as
+//! stored, byte for byte, so that a mirror saves it for a later `verify
+//! --since`. A root without one (not signed) is `CheckpointInvalid`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::tlog_root::TlogRoot;
+use crate::failure::{CliError, Status};
+use crate::ui::Ui;
+
+/// `checkpoint <root>`
+#[derive(Debug, Args)]
+pub struct CheckpointArgs {
+    /// The root: a directory or a bucket URL.
+    pub root: PathBuf,
+}
+
+pub fn run(args: &CheckpointArgs, ui: &Ui) -> Result<Status, CliError> {
+    let root = TlogRoot::open(&args.root)?;
+    ui.print_bytes(&root.checkpoint_bytes()?)?;
+    Ok(Status::Ok)
+}

@@ -1,0 +1,120 @@
+//! `prove <root> <coordinate> <journal-version> [--json]`: the RFC 6962
+//! inclusion proof of one revision's ledger record in the tree of the
+//! root's current checkpoint (format section 10), computed from the hash
+//! tiles alone, so that anyone holding the checkpoint checks it with a few
+//! hashes (Go's `tlog.CheckRecord`, or `nenjim_journal_tlog::tree::verify_inclusion`).
+//!
+//! The JSON shape is the API's: `{"index": i, "tree_size": N, "root":
+//! "<base64>", "record": "<record text>", "proof": ["<base64>", …]}`.
+//! The proof is checked against the checkpoint's root before it is
+//! printed (a damaged tile is `CheckpointMismatch`, never a wrong proof).
+//! The checkpoint is read, not verified: the one who checks the proof
+//! verifies the checkpoint (`verify`, or its own copy).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
+use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+use nenjim_journal_tlog::hash::leaf_hash;
+use nenjim_journal_tlog::tree::{prove_inclusion, verify_inclusion};
+use serde::Serialize;
+
+use super::tlog_root::{CHECKPOINT, TlogRoot};
+use crate::args::parse_coordinate;
+use crate::failure::{CliError, Status};
+use crate::report::path_text;
+use crate::ui::Ui;
+
+/// `prove <root> <coordinate> <journal-version> [--json]`
+#[derive(Debug, Args)]
+pub struct ProveArgs {
+    /// The root: a directory or a bucket URL.
+    pub root: PathBuf,
+    /// The artifact.
+    #[arg(value_parser = parse_coordinate)]
+    pub coordinate: ArtifactCoordinate,
+    /// The revision's JOURNAL_VERSION (`YYYYMMDDTHHMMSSZ`).
+    #[arg(value_name = "JOURNAL_VERSION")]
+    pub journal_version: JournalVersion,
+    /// Print the proof as one JSON document (the API's shape).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The proof document (api.md, "The command").
+#[derive(Debug, Serialize)]
+struct ProofDocument {
+    index: u64,
+    tree_size: u64,
+    root: String,
+    record: String,
+    proof: Vec<String>,
+}
+
+pub fn run(args: &ProveArgs, ui: &Ui) -> Result<Status, CliError> {
+    let root = TlogRoot::open(&args.root)?;
+    let checkpoint = root.checkpoint_unverified()?;
+    let entries = root.entries()?;
+    let entry = entries.iter().find(|e| {
+        e.revision().is_some_and(|p| {
+            p.coordinate() == &args.coordinate && p.version() == args.journal_version
+        })
+    });
+    let Some(entry) = entry else {
+        return Err(CliError::refused(
+            "UnknownRevision",
+            format!(
+                "found no ledger record of revision {} of `{}` in {}, expected one of its revisions (`nenjim-journal history {} {}` lists them)",
+                args.journal_version,
+                args.coordinate,
+                path_text(&args.root),
+                path_text(&args.root),
+                args.coordinate
+            ),
+        ));
+    };
+    let index = entry.sequence() - 1;
+    let size = checkpoint.size();
+    if index >= size {
+        return Err(error::error(
+            ErrorKind::CheckpointMismatch,
+            format!(
+                "found a checkpoint of {size} entries, expected one that covers ledger entry {}: the checkpoint is behind the ledger (the next write brings it forward)",
+                entry.sequence()
+            ),
+        )
+        .with_path(root.path(CHECKPOINT))
+        .into());
+    }
+    let record = entry.to_string();
+    let proof = prove_inclusion(&mut root.tile_hashes(size), size, index)?;
+    verify_inclusion(
+        &leaf_hash(record.as_bytes()),
+        index,
+        size,
+        checkpoint.root(),
+        &proof,
+    )
+    .map_err(|e| e.with_path(root.path("tile")))?;
+    let document = ProofDocument {
+        index,
+        tree_size: size,
+        root: checkpoint.root().to_base64(),
+        record,
+        proof: proof.iter().map(|h| h.to_base64()).collect(),
+    };
+    if args.json {
+        ui.print_json(&document)?;
+    } else {
+        let mut text = format!(
+            "index {}\ntree_size {}\nroot {}\nrecord {}\n",
+            document.index, document.tree_size, document.root, document.record
+        );
+        for hash in &document.proof {
+            text.push_str(&format!("proof {hash}\n"));
+        }
+        ui.print(&text)?;
+    }
+    Ok(Status::Ok)
+}

@@ -1,0 +1,184 @@
+//! The verifiable ledger on a bucket root (issue 23), against moto's S3
+//! server (started on 127.0.0.1, a free port; fails, never skips, without
+//! moto): a root signed by `init`/`create --signing-key` in the bucket,
+//! `checkpoint`, `verify --since`, `prove`, `witness` and `verify
+//! --quorum`, and a checkpoint rolled back in the bucket refused.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Output;
+
+use nenjim_journal_testkit::cli::{self, output};
+use nenjim_journal_testkit::moto::Moto;
+use nenjim_journal_tlog::checkpoint::Checkpoint;
+use nenjim_journal_tlog::hash::{Hash, leaf_hash};
+use nenjim_journal_tlog::note::VerifierKey;
+use nenjim_journal_tlog::tree::verify_inclusion;
+
+fn run(moto: &Moto, dir: &Path, args: &[&str]) -> Output {
+    output(&mut crate::operators::s3_at(&moto.endpoint(), dir, args))
+}
+
+fn ok(moto: &Moto, dir: &Path, args: &[&str]) -> String {
+    let out = run(moto, dir, args);
+    cli::assert_code(&out, 0);
+    cli::stdout(&out)
+}
+
+#[test]
+fn a_bucket_root_is_signed_verified_proved_and_witnessed() {
+    let moto = Moto::start();
+    moto.create_bucket("journals");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let vkey = ok(
+        &moto,
+        d,
+        &["keygen", "example.org/journal", "--out", "hub.key"],
+    );
+    let vkey = vkey.trim_end();
+    let root = "s3://journals/main";
+    ok(&moto, d, &["init", root, "--signing-key", "hub.key"]);
+    for name in ["left-pad", "serde"] {
+        ok(
+            &moto,
+            d,
+            &[
+                "create",
+                root,
+                name,
+                "--description",
+                "a library",
+                "--signing-key",
+                "hub.key",
+            ],
+        );
+    }
+    let first = ok(&moto, d, &["checkpoint", root]);
+    assert!(first.starts_with("example.org/journal\n2\n"), "{first}");
+    std::fs::write(d.join("first.checkpoint"), &first).unwrap();
+    let check = ok(&moto, d, &["check", root]);
+    assert!(
+        check.contains("signed by the key example.org/journal"),
+        "{check}"
+    );
+
+    ok(
+        &moto,
+        d,
+        &[
+            "create",
+            root,
+            "tokio",
+            "--description",
+            "async",
+            "--signing-key",
+            "hub.key",
+        ],
+    );
+    let verified = ok(
+        &moto,
+        d,
+        &["verify", root, "--key", vkey, "--since", "first.checkpoint"],
+    );
+    assert!(verified.contains("checkpoint of 3 entries"), "{verified}");
+
+    // prove: the record of tokio's genesis, checked here.
+    let history = ok(&moto, d, &["history", root, "tokio", "--json"]);
+    let history: serde_json::Value = serde_json::from_str(&history).unwrap();
+    let version = history["revisions"][0]["journal_version"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let proof: serde_json::Value =
+        serde_json::from_str(&ok(&moto, d, &["prove", root, "tokio", &version, "--json"])).unwrap();
+    let note = ok(&moto, d, &["checkpoint", root]);
+    let (checkpoint, _) =
+        Checkpoint::open(note.as_bytes(), &VerifierKey::parse(vkey).unwrap()).unwrap();
+    let hashes: Vec<Hash> = proof["proof"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(h.as_str().unwrap())
+                .unwrap();
+            Hash(bytes.try_into().unwrap())
+        })
+        .collect();
+    let record = proof["record"].as_str().unwrap();
+    assert!(record.starts_with("3 REVISION tokio "), "{record}");
+    verify_inclusion(
+        &leaf_hash(record.as_bytes()),
+        2,
+        3,
+        checkpoint.root(),
+        &hashes,
+    )
+    .unwrap();
+
+    // A witness cosigns; the quorum holds.
+    let wkey = ok(
+        &moto,
+        d,
+        &[
+            "keygen",
+            "witness.example/one",
+            "--witness",
+            "--out",
+            "w.key",
+        ],
+    );
+    let wkey = wkey.trim_end();
+    ok(
+        &moto,
+        d,
+        &[
+            "witness",
+            root,
+            "--key",
+            "w.key",
+            "--state",
+            "w-state",
+            "--log-key",
+            vkey,
+        ],
+    );
+    ok(
+        &moto,
+        d,
+        &[
+            "verify",
+            root,
+            "--key",
+            vkey,
+            "--witness",
+            wkey,
+            "--quorum",
+            "1",
+        ],
+    );
+
+    // The bucket's checkpoint rolled back to the first one: verify names
+    // the mismatch, the witness refuses it and cosigns nothing.
+    moto.put_object("journals", "main/.ledger/tlog/checkpoint", first.as_bytes());
+    let out = run(&moto, d, &["verify", root, "--key", vkey]);
+    cli::assert_code(&out, 1);
+    assert!(
+        cli::stderr(&out).contains("CheckpointMismatch"),
+        "{}",
+        cli::stderr(&out)
+    );
+    let out = run(
+        &moto,
+        d,
+        &["witness", root, "--key", "w.key", "--state", "w-state"],
+    );
+    cli::assert_code(&out, 1);
+    assert!(
+        cli::stderr(&out).contains("Rollback"),
+        "{}",
+        cli::stderr(&out)
+    );
+}
