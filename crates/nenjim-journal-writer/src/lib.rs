@@ -76,12 +76,14 @@
 #![deny(missing_docs)]
 
 mod append;
+mod batch;
 mod blob;
 mod create;
 mod options;
 
+pub use batch::BatchError;
 pub use blob::{PutBlob, put_blob_from};
-pub use options::WriterOptions;
+pub use options::{BATCH_MAX, WriterOptions};
 
 use std::fmt;
 use std::io;

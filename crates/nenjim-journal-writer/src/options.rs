@@ -15,7 +15,12 @@ pub struct WriterOptions {
     content_store_on: Option<Arc<dyn Store>>,
     pub(crate) lease_ttl: Duration,
     pub(crate) segment_span: u64,
+    pub(crate) batch_max: usize,
 }
+
+/// The default [`WriterOptions::batch_max`]: as many revisions as a ledger
+/// segment holds, so a batch of a large import writes about one segment.
+pub const BATCH_MAX: usize = 1000;
 
 impl Default for WriterOptions {
     fn default() -> WriterOptions {
@@ -24,6 +29,7 @@ impl Default for WriterOptions {
             content_store_on: None,
             lease_ttl: Duration::from_secs(30),
             segment_span: ledger::SEGMENT_SPAN,
+            batch_max: BATCH_MAX,
         }
     }
 }
@@ -61,6 +67,18 @@ impl WriterOptions {
     pub fn segment_span(self, span: u64) -> WriterOptions {
         WriterOptions {
             segment_span: span.max(1),
+            ..self
+        }
+    }
+    /// The most revisions [`FsJournalWriter::append_batch`](crate::FsJournalWriter::append_batch)
+    /// commits with one durability barrier (default [`BATCH_MAX`], at
+    /// least 1): a longer batch is committed as several, in order. The
+    /// bound keeps what a batch holds in memory, and what a crash in it
+    /// leaves uncommitted, that size.
+    #[must_use]
+    pub fn batch_max(self, max: usize) -> WriterOptions {
+        WriterOptions {
+            batch_max: max.max(1),
             ..self
         }
     }

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 
 use super::{
-    AfterCommit, CommitError, Entry, LEDGER_FILE_MAX, LOG_DIR, Ledger, LedgerReader, MARKER,
-    MARKER_TEXT, Record, SEGMENT_SPAN, SEGMENT_SUFFIX, SEGMENTS_DIR, entry_path, ledger_dir,
-    segment_path,
+    AfterCommit, BatchCommit, CommitError, Entry, LEDGER_FILE_MAX, LOG_DIR, Ledger, LedgerReader,
+    MARKER, MARKER_TEXT, Record, SEGMENT_SPAN, SEGMENT_SUFFIX, SEGMENTS_DIR, entry_path,
+    ledger_dir, segment_path,
 };
 use crate::blob::{Created, Store};
 use crate::file_system::FileSystem;
@@ -278,22 +278,30 @@ impl SegmentedLedger {
     /// Writes a segment of the unsegmented entries once there are enough.
     /// A failure only means the entries stay unsegmented (readers read them
     /// one by one) and the next commit tries again, so it is nobody's failure.
+    /// After a batch, one segment per `segment_span` entries.
     fn checkpoint(&self) {
         let mut unsegmented = self.unsegmented();
-        if (unsegmented.len() as u64) < self.segment_span {
-            return;
+        let span = usize::try_from(self.segment_span).unwrap_or(usize::MAX);
+        while unsegmented.len() >= span {
+            let Some(last) = unsegmented.get(span - 1).map(Entry::sequence) else {
+                return;
+            };
+            let path = segment_path(&self.root, last);
+            let text = segment_text(unsegmented.get(..span).unwrap_or_default());
+            if self.store.put_if_absent(&path, text.as_bytes()).is_err() {
+                return;
+            }
+            unsegmented.drain(..span);
         }
-        let Some(last) = unsegmented.last().map(Entry::sequence) else {
-            return;
-        };
-        let path = segment_path(&self.root, last);
-        if self
-            .store
-            .put_if_absent(&path, segment_text(&unsegmented).as_bytes())
-            .is_ok()
-        {
-            unsegmented.clear();
-        }
+    }
+
+    /// The entry another writer created at `path`, as far as it can be read.
+    fn found(&self, path: &Path) -> Option<Entry> {
+        self.store
+            .read_record(path)
+            .ok()
+            .and_then(|t| String::from_utf8(t).ok())
+            .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok())
     }
 
     fn io(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
@@ -374,12 +382,7 @@ impl Ledger for SegmentedLedger {
         match self.store.put_record(&path, &entry.to_string()) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                let found = self
-                    .store
-                    .read_record(&path)
-                    .ok()
-                    .and_then(|t| String::from_utf8(t).ok())
-                    .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok());
+                let found = self.found(&path);
                 return Err(CommitError::TipMoved { found });
             }
             Err(e) => {
@@ -398,6 +401,54 @@ impl Ledger for SegmentedLedger {
             let _ = hook.committed(&entry);
         }
         Ok(entry)
+    }
+
+    /// The entries created in order through [`BlobStore::put_records`]
+    /// (one directory sync locally), then the segments due, then each hook
+    /// once for the batch.
+    ///
+    /// [`BlobStore::put_records`]: crate::BlobStore::put_records
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        let mut entries: Vec<Entry> = (tip + 1..)
+            .zip(records)
+            .map(|(sequence, record)| Entry::new(sequence, record))
+            .collect();
+        let paths: Vec<PathBuf> = entries
+            .iter()
+            .map(|e| entry_path(&self.root, e.sequence()))
+            .collect();
+        let texts: Vec<String> = entries.iter().map(Entry::to_string).collect();
+        let pairs: Vec<(&Path, &str)> = paths
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(texts.iter().map(String::as_str))
+            .collect();
+        let (done, result) = self.store.put_records(&pairs);
+        let done = done.min(entries.len());
+        let stopped = result.err().map(|e| {
+            let path = paths
+                .get(done)
+                .or(paths.last())
+                .cloned()
+                .unwrap_or_default();
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                CommitError::TipMoved {
+                    found: self.found(&path),
+                }
+            } else {
+                CommitError::Failed(error::io_error(path, "cannot create the ledger entry", e))
+            }
+        });
+        entries.truncate(done);
+        if !entries.is_empty() {
+            self.unsegmented().extend(entries.iter().cloned());
+            self.checkpoint();
+            for hook in &self.hooks {
+                // As after one commit: the entries stand whatever a hook does.
+                let _ = hook.committed_batch(&entries);
+            }
+        }
+        BatchCommit { entries, stopped }
     }
 }
 
