@@ -504,6 +504,66 @@ mod tests {
         assert_eq!(segmented, 4);
     }
 
+    /// A hook that counts how it is called.
+    #[derive(Debug, Default)]
+    struct Counting {
+        singles: Mutex<Vec<u64>>,
+        batches: Mutex<Vec<Vec<u64>>>,
+    }
+
+    impl AfterCommit for Counting {
+        fn committed(&self, entry: &Entry) -> Result<(), JournalError> {
+            self.singles.lock().unwrap().push(entry.sequence());
+            Ok(())
+        }
+        fn committed_batch(&self, entries: &[Entry]) -> Result<(), JournalError> {
+            let batch = entries.iter().map(Entry::sequence).collect();
+            self.batches.lock().unwrap().push(batch);
+            Ok(())
+        }
+    }
+
+    /// A batch commits its records at the next sequences, in order, writes
+    /// the segments due (one per span), and runs each hook once for the
+    /// batch; a batch that meets another writer's entry commits the records
+    /// before it and is `TipMoved` carrying that entry.
+    #[test]
+    fn a_batch_commits_in_order_and_calls_its_hooks_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let hook = Arc::new(Counting::default());
+        let ledger =
+            SegmentedLedger::new(Arc::new(RealFileSystem), root, 3).after_commit(hook.clone());
+        ledger.create(&[]).unwrap();
+        ledger.commit(0, fence(1)).unwrap();
+        let batch = ledger.commit_batch(1, (0..7).map(|_| fence(1)).collect());
+        assert!(batch.stopped.is_none(), "{:?}", batch.stopped);
+        let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
+        assert_eq!(sequences, [2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(*hook.singles.lock().unwrap(), [1]);
+        assert_eq!(*hook.batches.lock().unwrap(), [vec![2, 3, 4, 5, 6, 7, 8]]);
+        // Segments of 3: 3, 6 (8 waits for 9).
+        assert!(segment_path(root, 3).is_file() && segment_path(root, 6).is_file());
+        assert!(!segment_path(root, 9).exists());
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        assert_eq!(reader.read_after(0, 100).unwrap().len(), 8);
+
+        // Another writer created entry 11: a batch from tip 8 commits 9 and 10.
+        std::fs::create_dir_all(root.join(".ledger/log")).unwrap();
+        std::os::unix::fs::symlink("11 FENCE 2", entry_path(root, 11)).unwrap();
+        let batch = ledger.commit_batch(8, (0..4).map(|_| fence(1)).collect());
+        let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
+        assert_eq!(sequences, [9, 10]);
+        match batch.stopped {
+            Some(CommitError::TipMoved { found }) => {
+                assert_eq!(found, Some(Entry::new(11, fence(2))));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!entry_path(root, 12).exists());
+        assert_eq!(hook.batches.lock().unwrap().last().unwrap(), &vec![9, 10]);
+    }
+
     /// A segment that does not end where its name says is `LedgerMismatch`.
     #[test]
     fn a_segment_that_lies_about_its_end_is_refused() {
