@@ -120,6 +120,12 @@ impl FsJournalWriter {
         Ok(appended)
     }
 
+    /// The most revisions one barrier of [`append_batch`](Self::append_batch)
+    /// commits ([`WriterOptions::batch_max`](crate::WriterOptions::batch_max)).
+    pub fn batch_max(&self) -> usize {
+        self.options.batch_max
+    }
+
     /// One chunk of a batch: validated, its files written, its entries
     /// committed. Pushes every text committed to `out`.
     fn append_chunk(
