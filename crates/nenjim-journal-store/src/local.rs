@@ -14,10 +14,12 @@
 //!   then the directory synced;
 //! - a batch ([`BlobStore::put_many_if_absent`], [`BlobStore::put_records`]:
 //!   group commit) makes the same steps for every object of the batch
-//!   before the next step (all written, all synced, all linked, each
-//!   directory synced once; entries created in order, their directory
-//!   synced once), so the batch costs one durability barrier, not one
-//!   per object;
+//!   before the next step: every temporary file written, then one
+//!   `syncfs(2)` of the file system (on Linux; elsewhere each file and
+//!   directory synced), then every link, then one `syncfs(2)` again;
+//!   entries are created in order, then their directory synced once. A
+//!   batch costs two barriers and one directory sync, not three syncs per
+//!   object;
 //! - the lease ([`BlobStore::replace_if_unchanged`]) is compared and renamed
 //!   into place under an exclusive `flock` on `<path>.lock`, since a local
 //!   file system has no conditional rename.
@@ -138,19 +140,23 @@ fn create_entry(path: &Path, record: &str) -> io::Result<()> {
 }
 
 /// Creates every `(path, bytes)` unless it exists, with one durability
-/// barrier for the batch: the missing directories are created, every
-/// temporary file written, then every one synced, then every one linked
-/// to its name, then each directory that got a new name synced once.
+/// barrier for the data and one for the names, whatever the batch's size:
+/// the missing directories are created, every temporary file written, then
+/// all made durable at once ([`barrier`]), then every one linked to its
+/// name, then all the names made durable at once. A named file is never
+/// torn (its bytes were durable before it had its name), so a file left
+/// without its ledger entry by a crash is recorded by the next append of
+/// the same text, as after a single append.
 fn create_files(objects: &[(&Path, &[u8])]) -> io::Result<Vec<Created>> {
     let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
     let mut dirs: Vec<&Path> = objects.iter().map(|(path, _)| parent(path)).collect();
     dirs.sort_unstable();
     dirs.dedup();
-    for dir in dirs {
+    for dir in &dirs {
         make_dirs_unsynced(dir, &mut touched)?;
     }
     let mut temps: Vec<PathBuf> = Vec::with_capacity(objects.len());
-    let result = link_all(objects, &mut temps, &mut touched);
+    let result = link_all(objects, &dirs, &mut temps);
     // The temporary names go whatever happened (a crash leaves hidden
     // names, which the loader ignores).
     let mut removed = Ok(());
@@ -163,19 +169,18 @@ fn create_files(objects: &[(&Path, &[u8])]) -> io::Result<Vec<Created>> {
     }
     let created = result?;
     removed?;
-    for dir in &touched {
-        sync_dir(dir)?;
-    }
+    touched.extend(dirs.iter().map(|d| d.to_path_buf()));
+    barrier(&touched)?;
     Ok(created)
 }
 
-/// The written, synced and linked steps of [`create_files`], each for the
-/// whole batch before the next (files are closed between steps, so a batch
-/// never holds more than one descriptor open).
+/// The written, made durable and linked steps of [`create_files`], each
+/// for the whole batch before the next (each file is closed once written,
+/// so a batch never holds more than one descriptor open).
 fn link_all(
     objects: &[(&Path, &[u8])],
+    dirs: &[&Path],
     temps: &mut Vec<PathBuf>,
-    touched: &mut BTreeSet<PathBuf>,
 ) -> io::Result<Vec<Created>> {
     for (path, bytes) in objects {
         let tmp = parent(path).join(temporary_name());
@@ -183,25 +188,52 @@ fn link_all(
         temps.push(tmp);
         file.write_all(bytes)?;
     }
-    for tmp in temps.iter() {
-        File::open(tmp)?.sync_all()?;
-    }
+    let dirs: BTreeSet<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    barrier(&dirs)?;
     let mut created = Vec::with_capacity(objects.len());
     for ((path, _), tmp) in objects.iter().zip(temps.iter()) {
         match fs::hard_link(tmp, path) {
-            Ok(()) => {
-                touched.insert(parent(path).to_path_buf());
-                created.push(Created::New);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                // A file already there (placed by hand, say) is made durable too.
-                File::open(path)?.sync_all()?;
-                created.push(Created::Exists);
-            }
+            Ok(()) => created.push(Created::New),
+            // A file already there (placed by hand, say): made durable by
+            // the barrier after the links.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => created.push(Created::Exists),
             Err(e) => return Err(e),
         }
     }
     Ok(created)
+}
+
+/// Makes everything written in the file systems holding `dirs` durable:
+/// on Linux one `syncfs(2)` per file system (the data, the names and the
+/// directories of the whole batch at once, and its errors reported since
+/// Linux 5.8); elsewhere each directory's files and the directory synced.
+#[cfg(target_os = "linux")]
+fn barrier(dirs: &BTreeSet<PathBuf>) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut devices = BTreeSet::new();
+    for dir in dirs {
+        let dir = File::open(dir)?;
+        if devices.insert(dir.metadata()?.dev()) {
+            rustix::fs::syncfs(&dir).map_err(io::Error::from)?;
+        }
+    }
+    Ok(())
+}
+
+/// See the Linux version: without `syncfs`, every file of each directory
+/// and the directory itself are synced.
+#[cfg(not(target_os = "linux"))]
+fn barrier(dirs: &BTreeSet<PathBuf>) -> io::Result<()> {
+    for dir in dirs {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                File::open(entry.path())?.sync_all()?;
+            }
+        }
+        sync_dir(dir)?;
+    }
+    Ok(())
 }
 
 /// Creates `dir` and its missing ancestors without syncing, adding the
