@@ -239,7 +239,12 @@ impl FsJournalWriter {
             .iter()
             .map(|p| (p.path.as_path(), p.text.as_bytes()))
             .collect();
-        let created = self.store.put_many_if_absent(&objects).map_err(|e| {
+        // One file: the single append's path (no batch barrier to share).
+        let created = match objects.as_slice() {
+            [(path, bytes)] => self.store.put_if_absent(path, bytes).map(|c| vec![c]),
+            _ => self.store.put_many_if_absent(&objects),
+        };
+        let created = created.map_err(|e| {
             let path = pending
                 .first()
                 .map_or(self.root.clone(), |p| p.path.clone());

@@ -1,5 +1,5 @@
 //! `append <root> <file>... [--store <store>] [--source-store <store>]
-//! [--strict] [--wait D] [--json]`: append hand-written revision files
+//! [--strict] [--batch N] [--wait D] [--json]`: append hand-written revision files
 //! through the root's writer, in the given order.
 //!
 //! Each text is validated exactly as ingestion does, written durably to
@@ -9,7 +9,8 @@
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
 //! Files (and a copied root's revisions) are appended in batches of up to
-//! the writer's `batch_max` (`FsJournalWriter::append_batch`: one
+//! `--batch` (default the writer's `batch_max`, 1 000; `--batch 1`
+//! appends one by one) (`FsJournalWriter::append_batch`: one
 //! durability barrier per batch, not per file; a batch of a copy holds
 //! revisions of consecutive sequences; a file that is not a regular file,
 //! a pipe, is read only once the files before it are appended). SIGINT or SIGTERM stops it the same
@@ -250,7 +251,7 @@ impl Files {
         self.texts.push(text);
         self.files.push(source.to_path_buf());
         self.warnings.push(warnings);
-        if !valid || self.texts.len() >= writer.batch_max() {
+        if !valid || self.texts.len() >= usize::try_from(args.batch).unwrap_or(usize::MAX).min(writer.batch_max()) {
             // An invalid text ends its batch (the writer refuses it there).
             self.flush(writer, report)?;
         }
@@ -620,7 +621,7 @@ mod copy {
             batch.texts.push(text);
             batch.shown.push(shown);
             batch.sequences.push(sequence);
-            if batch.texts.len() >= writer.batch_max() {
+            if batch.texts.len() >= usize::try_from(report.args.batch).unwrap_or(usize::MAX).min(writer.batch_max()) {
                 batch.flush(writer, destination, source, stores.is_some(), report)?;
             }
         }
