@@ -40,8 +40,9 @@
 //! The crate's files, one job each: `options.rs` (how a writer is opened),
 //! `lib.rs` (opening: the root, the lease, the ledger created or read),
 //! `create.rs` (recording a root without a ledger), `append.rs` (the
-//! append: validation, blobs, the revision file, the commit), `blob.rs`
-//! (the content store). The lease protocol is the seam's
+//! append: validation, blobs, the revision file, the commit), `batch.rs`
+//! ([`FsJournalWriter::append_batch`]: many texts with one durability
+//! barrier, group commit), `blob.rs` (the content store). The lease protocol is the seam's
 //! (`nenjim_journal_store::lease`), segments the ledger's.
 //!
 //! # The lease
