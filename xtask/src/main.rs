@@ -65,9 +65,7 @@ fn main() -> ExitCode {
         Some("examples") => examples::run(&workspace_root(), &args[1..]),
         Some("corpus") => corpus::run(&args[1..]),
         Some("import-crates-index") => import::run(&args[1..]),
-        Some("import-figure") => {
-            import_figure::run(&target_dir(), &args[1..], |a| cargo(a, &[]))
-        }
+        Some("import-figure") => import_figure::run(&target_dir(), &args[1..], |a| cargo(a, &[])),
         Some("fuzz") => fuzz::run(&workspace_root(), &args[1..]),
         Some("bench-report") => report::run(&workspace_root(), &args[1..], |a| cargo(a, &[])),
         Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),

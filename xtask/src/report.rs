@@ -492,7 +492,9 @@ pub fn run(
     ));
     let batch = result(t, "p8_batch").and_then(|p8b| p8b["batch"].as_f64());
     if let Some(size) = batch {
-        sizes.push(format!("P8b: batches of {size} revisions of 10 kB, each of a new artifact"));
+        sizes.push(format!(
+            "P8b: batches of {size} revisions of 10 kB, each of a new artifact"
+        ));
     }
     rows.push(ratio_row(
         t,

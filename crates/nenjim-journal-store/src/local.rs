@@ -161,10 +161,10 @@ fn create_files(objects: &[(&Path, &[u8])]) -> io::Result<Vec<Created>> {
     // names, which the loader ignores).
     let mut removed = Ok(());
     for tmp in &temps {
-        if let Err(e) = fs::remove_file(tmp) {
-            if e.kind() != io::ErrorKind::NotFound {
-                removed = Err(e);
-            }
+        if let Err(e) = fs::remove_file(tmp)
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            removed = Err(e);
         }
     }
     let created = result?;

@@ -258,10 +258,10 @@ impl FsJournalWriter {
             )
         })?;
         for (i, (p, created)) in pending.iter().zip(created).enumerate() {
-            if created == Created::Exists {
-                if let Some(conflict) = self.differs(p)? {
-                    return Ok((i, Some(conflict)));
-                }
+            if created == Created::Exists
+                && let Some(conflict) = self.differs(p)?
+            {
+                return Ok((i, Some(conflict)));
             }
         }
         Ok((pending.len(), None))

@@ -224,8 +224,7 @@ impl Files {
         // what does not).
         let (warnings, valid) = match nenjim_journal_parser::parse(&text) {
             Ok(revision) => {
-                let warnings =
-                    super::publish_checks::new_releases(checks, &args.root, &revision);
+                let warnings = super::publish_checks::new_releases(checks, &args.root, &revision);
                 // An invalid file is refused for what is wrong with it.
                 match checks.ingest_revision(revision) {
                     Ok(ingested) => {
@@ -251,7 +250,12 @@ impl Files {
         self.texts.push(text);
         self.files.push(source.to_path_buf());
         self.warnings.push(warnings);
-        if !valid || self.texts.len() >= usize::try_from(args.batch).unwrap_or(usize::MAX).min(writer.batch_max()) {
+        if !valid
+            || self.texts.len()
+                >= usize::try_from(args.batch)
+                    .unwrap_or(usize::MAX)
+                    .min(writer.batch_max())
+        {
             // An invalid text ends its batch (the writer refuses it there).
             self.flush(writer, report)?;
         }
@@ -289,7 +293,9 @@ impl Files {
         let Some((index, e)) = stopped else {
             return Ok(());
         };
-        let source = files.get(index).map_or(report.args.root.as_path(), PathBuf::as_path);
+        let source = files
+            .get(index)
+            .map_or(report.args.root.as_path(), PathBuf::as_path);
         Err(CliError::from(
             if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
                 // What to do instead, as `release` says it; located in the
@@ -621,7 +627,11 @@ mod copy {
             batch.texts.push(text);
             batch.shown.push(shown);
             batch.sequences.push(sequence);
-            if batch.texts.len() >= usize::try_from(report.args.batch).unwrap_or(usize::MAX).min(writer.batch_max()) {
+            if batch.texts.len()
+                >= usize::try_from(report.args.batch)
+                    .unwrap_or(usize::MAX)
+                    .min(writer.batch_max())
+            {
                 batch.flush(writer, destination, source, stores.is_some(), report)?;
             }
         }
