@@ -1,8 +1,10 @@
-//! P9 events: replaying every event of the synthetic corpus
-//! (`NENJIM_BENCH_FILES` revisions, the root of P3/P4/P6) against replaying
-//! its revisions, both from sequence 0 over one started Journal. Target:
-//! at most 2x (issue 16: the events of a revision are derived when the
-//! cursor reaches it, with no per-event copy of a revision).
+//! P9 events (restated by issue 24): replaying every event of the synthetic
+//! corpus (`NENJIM_BENCH_FILES` revisions, the root of P3/P4/P6) from
+//! sequence 0 over one started Journal, against `start()` of that same
+//! root (a new assembly each time). Target: at most 0.05x. Replaying a
+//! revision is one reference count, so the old measure (events against
+//! revisions, at most 2x) measured the floor, not the feed; the revision
+//! feed is still timed, and reported beside it.
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
@@ -106,6 +108,24 @@ fn p9(c: &mut Criterion) {
     group.bench_function("events", |b| b.iter(|| events(&*service)));
     group.bench_function("revisions_read", |b| b.iter(|| revisions_read(&*service)));
     group.bench_function("events_read", |b| b.iter(|| events_read(&*service)));
+    group.finish();
+    let mut group = c.benchmark_group("p9_events");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(8));
+    group.bench_function("start", |b| {
+        b.iter_batched(
+            || JournalAssembly::new(&root),
+            |assembly| {
+                if let Err(e) = assembly.process().start() {
+                    panic!("start failed: {e}");
+                }
+                assembly
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }
 

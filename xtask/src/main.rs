@@ -9,6 +9,7 @@ mod corpus;
 mod examples;
 mod fuzz;
 mod import;
+mod import_figure;
 mod provision;
 mod report;
 
@@ -37,6 +38,12 @@ tasks:
                             a crates.io index (JSON lines, or cargo's .cache files)
                             as a Journal root; skips are reported (ROOT/.import-report)
                             and ROOT is loaded afterwards unless --no-check
+  import-figure [DIR] [--limit N]
+                            the crates.io index entries cargo caches (DIR, default
+                            ~/.cargo/registry/index/*/.cache) converted, then appended
+                            into an empty ledger root through the command, batched and
+                            one by one (the first N only, given --limit): seconds per
+                            1 000 revisions
   bench-report [--no-run]   run `cargo bench -p nenjim-journal-benches` (unless --no-run)
                             and write benches/RESULTS.md (ratios, targets, machine)
   fuzz [--seconds N] [TARGET ...]
@@ -58,6 +65,7 @@ fn main() -> ExitCode {
         Some("examples") => examples::run(&workspace_root(), &args[1..]),
         Some("corpus") => corpus::run(&args[1..]),
         Some("import-crates-index") => import::run(&args[1..]),
+        Some("import-figure") => import_figure::run(&target_dir(), &args[1..], |a| cargo(a, &[])),
         Some("fuzz") => fuzz::run(&workspace_root(), &args[1..]),
         Some("bench-report") => report::run(&workspace_root(), &args[1..], |a| cargo(a, &[])),
         Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),

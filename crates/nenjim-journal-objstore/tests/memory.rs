@@ -135,6 +135,13 @@ fn a_fault_on_any_single_call_never_leaves_a_root_that_does_not_load() {
 }
 
 #[test]
+fn a_batch_in_a_bucket_commits_a_prefix_whatever_call_fails() {
+    scenarios::a_batch_in_a_bucket_commits_a_prefix_whatever_call_fails(&|_| {
+        Arc::new(InMemory::new())
+    });
+}
+
+#[test]
 fn an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes() {
     bounded::an_object_over_the_limit_is_refused_after_at_most_limit_plus_one_bytes(Arc::new(
         InMemory::new(),

@@ -13,6 +13,10 @@
 //! - [`put_record`](BlobStore::put_record): a ledger entry carrying its
 //!   record, created only if absent (read back with
 //!   [`FileSystem::read_record`]);
+//! - [`put_many_if_absent`](BlobStore::put_many_if_absent) and
+//!   [`put_records`](BlobStore::put_records): the same for a batch (group
+//!   commit), with one durability barrier for the whole batch where the
+//!   backend can (the defaults call the one-object forms in turn);
 //! - [`replace_if_unchanged`](BlobStore::replace_if_unchanged): the lease,
 //!   replaced only if nobody changed it since it was read, returning its
 //!   new version.
@@ -99,6 +103,38 @@ pub trait BlobStore: Send + Sync + fmt::Debug {
     /// with `AlreadyExists` if the entry exists (another writer committed
     /// first), leaving it as it is.
     fn put_record(&self, path: &Path, record: &str) -> io::Result<()>;
+
+    /// [`put_if_absent`](Self::put_if_absent) of each `(path, bytes)`, in
+    /// one batch: every object is durable when this returns, and the
+    /// result says, in order, which were created and which found there.
+    /// A failure leaves some of them created (harmless: a revision file
+    /// without its ledger entry is never loaded) and says which failed in
+    /// its message. The default creates them one by one; the local file
+    /// system writes them all, then syncs them all, then links them all,
+    /// then syncs each directory once (one durability barrier).
+    fn put_many_if_absent(&self, objects: &[(&Path, &[u8])]) -> io::Result<Vec<Created>> {
+        objects
+            .iter()
+            .map(|(path, bytes)| self.put_if_absent(path, bytes))
+            .collect()
+    }
+
+    /// [`put_record`](Self::put_record) of each `(path, record)`, in order,
+    /// stopping at the first that fails: returns how many were created
+    /// (a prefix, durable when this returns) and the error that stopped
+    /// the batch (`AlreadyExists` if another writer created that entry).
+    /// A crash at any instant leaves a prefix of them, never a gap: they
+    /// are created in order. The default creates and syncs them one by
+    /// one; the local file system creates them all, then syncs their
+    /// directory once.
+    fn put_records(&self, records: &[(&Path, &str)]) -> (usize, io::Result<()>) {
+        for (done, (path, record)) in records.iter().enumerate() {
+            if let Err(e) = self.put_record(path, record) {
+                return (done, Err(e));
+            }
+        }
+        (records.len(), Ok(()))
+    }
 
     /// Replaces `path` with `bytes` if it is still at `expected` (`None`:
     /// if it is still absent), returning its new version; `Ok(None)` when

@@ -55,7 +55,7 @@ impl FsJournalWriter {
     /// writer reads what the other writer committed, so the caller can
     /// retry against the new tip (only if that read fails is the writer
     /// left refusing every append).
-    fn failed_commit(&mut self, sequence: u64, failed: CommitError) -> JournalError {
+    pub(crate) fn failed_commit(&mut self, sequence: u64, failed: CommitError) -> JournalError {
         let moved = matches!(failed, CommitError::TipMoved { .. });
         let error = self.commit_error(sequence, failed);
         match error.kind() {
@@ -111,7 +111,7 @@ impl FsJournalWriter {
 
     /// Checks the lease before a commit (renewing it past half its time);
     /// a lost lease poisons the writer.
-    fn check_lease(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn check_lease(&mut self) -> Result<(), JournalError> {
         self.lease.renew(self.options.lease_ttl).inspect_err(|e| {
             if e.kind() == ErrorKind::LeaseLost {
                 self.poisoned = Some(e.clone().with_path(&self.root));
@@ -121,7 +121,7 @@ impl FsJournalWriter {
 
     /// Checks that the content store holds the blob of every release of
     /// `revision` that its artifact's `head` does not have.
-    fn check_blobs(
+    pub(crate) fn check_blobs(
         &self,
         revision: &JournalRevision,
         head: Option<&JournalRevision>,

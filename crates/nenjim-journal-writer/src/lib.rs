@@ -40,12 +40,13 @@
 //! The crate's files, one job each: `options.rs` (how a writer is opened),
 //! `lib.rs` (opening: the root, the lease, the ledger created or read),
 //! `create.rs` (recording a root without a ledger), `append.rs` (the
-//! append: validation, blobs, the revision file, the commit), `blob.rs`
-//! (the content store), `signing.rs` (a signed root, format section 10:
-//! with [`WriterOptions::signing_key`], the tiles and the signed
-//! checkpoint at `<root>/.ledger/tlog/` after every commit; a signed root
-//! refuses a writer without its key with `CheckpointInvalid`, before
-//! anything is written). The lease protocol is the seam's
+//! append: validation, blobs, the revision file, the commit), `batch.rs`
+//! ([`FsJournalWriter::append_batch`]: many texts with one durability
+//! barrier, group commit), `blob.rs` (the content store), `signing.rs` (a
+//! signed root, format section 10: with [`WriterOptions::signing_key`], the
+//! tiles and the signed checkpoint at `<root>/.ledger/tlog/` after every
+//! commit, one per batch; a signed root refuses a writer without its key
+//! with `CheckpointInvalid`, before anything is written). The lease protocol is the seam's
 //! (`nenjim_journal_store::lease`), segments the ledger's.
 //!
 //! # The lease
@@ -80,13 +81,15 @@
 #![deny(missing_docs)]
 
 mod append;
+mod batch;
 mod blob;
 mod create;
 mod options;
 mod signing;
 
+pub use batch::BatchError;
 pub use blob::{PutBlob, put_blob_from};
-pub use options::WriterOptions;
+pub use options::{BATCH_MAX, WriterOptions};
 
 use std::fmt;
 use std::io;

@@ -16,7 +16,12 @@ pub struct WriterOptions {
     pub(crate) lease_ttl: Duration,
     pub(crate) segment_span: u64,
     pub(crate) signing_key: Option<crate::signing::KeyText>,
+    pub(crate) batch_max: usize,
 }
+
+/// The default [`WriterOptions::batch_max`]: as many revisions as a ledger
+/// segment holds, so a batch of a large import writes about one segment.
+pub const BATCH_MAX: usize = 1000;
 
 impl Default for WriterOptions {
     fn default() -> WriterOptions {
@@ -26,6 +31,7 @@ impl Default for WriterOptions {
             lease_ttl: Duration::from_secs(30),
             segment_span: ledger::SEGMENT_SPAN,
             signing_key: None,
+            batch_max: BATCH_MAX,
         }
     }
 }
@@ -77,6 +83,18 @@ impl WriterOptions {
     pub fn signing_key(self, key: &str) -> WriterOptions {
         WriterOptions {
             signing_key: Some(crate::signing::KeyText(key.to_owned())),
+            ..self
+        }
+    }
+    /// The most revisions [`FsJournalWriter::append_batch`](crate::FsJournalWriter::append_batch)
+    /// commits with one durability barrier (default [`BATCH_MAX`], at
+    /// least 1): a longer batch is committed as several, in order. The
+    /// bound keeps what a batch holds in memory, and what a crash in it
+    /// leaves uncommitted, that size.
+    #[must_use]
+    pub fn batch_max(self, max: usize) -> WriterOptions {
+        WriterOptions {
+            batch_max: max.max(1),
             ..self
         }
     }

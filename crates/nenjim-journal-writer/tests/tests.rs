@@ -1,13 +1,15 @@
 //! The writer's integration tests, in one test binary (every other file of
 //! `tests/` a module of it): `writer` (the append path end to end, with the
 //! children it runs of this same binary), `errors` (what its errors keep),
-//! `fence_to` (the fences a root copy keeps its source's sequences with),
-//! `fault_walk` (every call of a start and of a refresh of a root with
-//! a ledger failed in turn), `signing` (signed roots: the checkpoint and
-//! tiles after every commit, writers without the key refused, a writer
-//! killed at random instants) and `interop_go` (Go's sumdb/note and tlog check
-//! a checkpoint and tiles this writer wrote).
+//! `batch` (batched appends: order, a refused text, a writer killed
+//! during batches), `fence_to` (the fences a root copy keeps its source's
+//! sequences with), `fault_walk` (every call of a start and of a refresh of
+//! a root with a ledger failed in turn), `signing` (signed roots: the
+//! checkpoint and tiles after every commit, writers without the key
+//! refused, a writer killed at random instants) and `interop_go` (Go's
+//! sumdb/note and tlog check a checkpoint and tiles this writer wrote).
 
+mod batch;
 mod errors;
 mod fault_walk;
 mod fence_to;

@@ -1,5 +1,5 @@
 //! `append <root> <file>... [--store <store>] [--source-store <store>]
-//! [--strict] [--wait D] [--json]`: append hand-written revision files
+//! [--strict] [--batch N] [--wait D] [--json]`: append hand-written revision files
 //! through the root's writer, in the given order.
 //!
 //! (This file is over 600 lines: it holds the command and, as the inline
@@ -13,8 +13,14 @@
 //! ledger; a text already recorded is a success that writes nothing. The
 //! first refusal stops the command (exit 1, or 2 for I/O): the files before
 //! it stay appended and are listed, the ones after it are not tried.
-//! SIGINT or SIGTERM stops it the same way between two appends (the one
-//! begun is finished), a root's copy included: "N of M appended; re-run to
+//! Files (and a copied root's revisions) are appended in batches of up to
+//! `--batch` (default the writer's `batch_max`, 1 000; `--batch 1`
+//! appends one by one) (`FsJournalWriter::append_batch`: one
+//! durability barrier per batch, not per file; a batch of a copy holds
+//! revisions of consecutive sequences; a file that is not a regular file,
+//! a pipe, is read only once the files before it are appended). SIGINT or SIGTERM stops it the same
+//! way between two files (the ones read before it are appended first), a
+//! root's copy included: "N of M appended; re-run to
 //! resume", exit 130, the lease given back; re-running the same command
 //! records the first N again (writing nothing) and appends the rest (a
 //! copy is completed, its sequences kept). Files are read when their turn
@@ -40,7 +46,6 @@
 
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::ErrorContext as _;
 use serde::Serialize;
 
@@ -108,15 +113,17 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
             total,
             ui,
             |writer| {
+                let mut files = Files::default();
                 for source in sources {
                     match source {
                         Source::Root(copied) => {
+                            files.flush(writer, &mut report)?;
                             copy::copy(writer, &args.root, *copied?, stores.as_ref(), &mut report)?;
                         }
-                        Source::File(file) => append_file(writer, &file, &mut report)?,
+                        Source::File(file) => files.queue(writer, &file, &mut report)?,
                     }
                 }
-                Ok(())
+                files.flush(writer, &mut report)
             },
         )
     });
@@ -170,40 +177,131 @@ impl Source {
     }
 }
 
-/// Appends one revision file (read now), after the checks of publish time.
-fn append_file(
-    writer: &mut nenjim_journal_writer::FsJournalWriter,
-    source: &Path,
-    report: &mut Report<'_>,
-) -> Result<(), CliError> {
-    let args = report.args;
-    let text = read_text(source)?;
-    // A signal stops the command here, between two appends.
-    report.stop_if_interrupted()?;
-    // The checks of publish time, on what parses (the append reports what
-    // does not).
-    let (warnings, valid) = match nenjim_journal_parser::parse(&text) {
-        Ok(revision) => {
-            let warnings =
-                super::publish_checks::new_releases(writer.state(), &args.root, &revision);
-            // An invalid file is refused for what is wrong with it.
-            let valid = warnings.is_empty() || writer.state().ingest_revision(revision).is_ok();
-            (warnings, valid)
+/// The files read and checked, waiting for their batch
+/// ([`FsJournalWriter::append_batch`]: one durability barrier for up to
+/// the writer's `batch_max` of them).
+///
+/// [`FsJournalWriter::append_batch`]: nenjim_journal_writer::FsJournalWriter::append_batch
+#[derive(Default)]
+struct Files {
+    texts: Vec<String>,
+    /// Each text's file, as given.
+    files: Vec<PathBuf>,
+    /// What the checks of publish time found in each text's new releases.
+    warnings: Vec<Vec<String>>,
+    /// The writer's state with the queued texts that ingest: the checks of
+    /// a text see the ones queued before it.
+    checks: Option<nenjim_journal_chain::ChainState>,
+}
+
+impl Files {
+    /// Reads one revision file (now), checks it as publish time does, and
+    /// queues it; appends the queue once it holds a batch. A file that
+    /// cannot be read, a strict refusal and a signal append the queue
+    /// first (the files before stay appended), then stop the command.
+    fn queue(
+        &mut self,
+        writer: &mut nenjim_journal_writer::FsJournalWriter,
+        source: &Path,
+        report: &mut Report<'_>,
+    ) -> Result<(), CliError> {
+        let args = report.args;
+        // A file that may block (a pipe) is read once the files before it
+        // are appended, as without batches.
+        if !std::fs::metadata(source).is_ok_and(|m| m.is_file()) {
+            self.flush(writer, report)?;
         }
-        Err(_) => (Vec::new(), false),
-    };
-    if args.strict && valid && !warnings.is_empty() {
-        let refusal = super::publish_checks::strict_refusal(&warnings);
-        return Err(match refusal {
-            CliError::Refused { kind, message } => CliError::Refused {
-                kind,
-                message: format!("{}: {message}", path_text(source)),
-            },
-            other => other,
-        });
+        let text = match read_text(source) {
+            Ok(text) => text,
+            Err(error) => {
+                self.flush(writer, report)?;
+                return Err(error);
+            }
+        };
+        // A signal stops the command here, between two files (the queued
+        // ones appended first).
+        if crate::interrupt::requested() {
+            self.flush(writer, report)?;
+            report.stop_if_interrupted()?;
+        }
+        let checks = self.checks.get_or_insert_with(|| writer.state().clone());
+        // The checks of publish time, on what parses (the append reports
+        // what does not).
+        let (warnings, valid) = match nenjim_journal_parser::parse(&text) {
+            Ok(revision) => {
+                let warnings = super::publish_checks::new_releases(checks, &args.root, &revision);
+                // An invalid file is refused for what is wrong with it.
+                match checks.ingest_revision(revision) {
+                    Ok(ingested) => {
+                        *checks = ingested.into_state();
+                        (warnings, true)
+                    }
+                    Err(_) => (warnings, false),
+                }
+            }
+            Err(_) => (Vec::new(), false),
+        };
+        if args.strict && valid && !warnings.is_empty() {
+            self.flush(writer, report)?;
+            let refusal = super::publish_checks::strict_refusal(&warnings);
+            return Err(match refusal {
+                CliError::Refused { kind, message } => CliError::Refused {
+                    kind,
+                    message: format!("{}: {message}", path_text(source)),
+                },
+                other => other,
+            });
+        }
+        self.texts.push(text);
+        self.files.push(source.to_path_buf());
+        self.warnings.push(warnings);
+        if !valid
+            || self.texts.len()
+                >= usize::try_from(args.batch)
+                    .unwrap_or(usize::MAX)
+                    .min(writer.batch_max())
+        {
+            // An invalid text ends its batch (the writer refuses it there).
+            self.flush(writer, report)?;
+        }
+        Ok(())
     }
-    let done = writer.append(&text).map_err(|e| {
-        CliError::from(
+
+    /// Appends the queued texts as one batch and reports them; the first
+    /// refusal is located in its file.
+    fn flush(
+        &mut self,
+        writer: &mut nenjim_journal_writer::FsJournalWriter,
+        report: &mut Report<'_>,
+    ) -> Result<(), CliError> {
+        let texts = std::mem::take(&mut self.texts);
+        let files = std::mem::take(&mut self.files);
+        let warnings = std::mem::take(&mut self.warnings);
+        self.checks = None;
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (appended, stopped) = match writer.append_batch(&refs) {
+            Ok(appended) => (appended, None),
+            Err(stopped) => {
+                let index = stopped.index();
+                let (appended, error) = stopped.into_parts();
+                (appended, Some((index, error)))
+            }
+        };
+        for ((done, file), warnings) in appended.iter().zip(&files).zip(warnings) {
+            let mut entry = entry(&report.args.root, file, done);
+            entry.warnings = warnings;
+            report.push(entry)?;
+        }
+        let Some((index, e)) = stopped else {
+            return Ok(());
+        };
+        let source = files
+            .get(index)
+            .map_or(report.args.root.as_path(), PathBuf::as_path);
+        Err(CliError::from(
             if e.kind() == nenjim_journal_api::error::ErrorKind::ReleaseRewritten {
                 // What to do instead, as `release` says it; located in the
                 // appended file.
@@ -212,11 +310,8 @@ fn append_file(
             } else {
                 e.with_path(source)
             },
-        )
-    })?;
-    let mut entry = entry(&args.root, source, &done);
-    entry.warnings = warnings;
-    report.push(entry)
+        ))
+    }
 }
 
 /// The report of one appended revision: `file` as given, `done` what the
@@ -294,10 +389,12 @@ mod copy {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
-    use nenjim_journal_api::append::JournalWriter as _;
+    use std::collections::HashMap;
+
     use nenjim_journal_api::error::ErrorKind;
     use nenjim_journal_api::error::{self, ErrorContext as _};
     use nenjim_journal_api::model::JournalRevision;
+    use nenjim_journal_api::valuetypes::ArtifactCoordinate;
     use nenjim_journal_fs::{FileSystem, LoadOptions, MAX_FILE_LEN, ledger, load_with};
     use nenjim_journal_store::{RealFileSystem, Store};
     use nenjim_journal_writer::FsJournalWriter;
@@ -464,20 +561,26 @@ mod copy {
         let source = typed.as_path();
         let (fs, root) = file_system(&address);
         compatible(writer, destination, source, &state)?;
+        let mut batch = Batch::default();
         let mut cursor = state.replay(0);
         while let Some(revision) = cursor.next()? {
             let sequence = revision.sequence();
             let path =
                 ledger::revision_path(root, revision.coordinate(), revision.journal_version());
             let shown = shown(source, root, &path);
-            // A signal stops the copy here, between two revisions.
-            report.stop_if_interrupted()?;
+            // A signal stops the copy here, between two revisions (the
+            // batch read so far appended first).
+            if crate::interrupt::requested() {
+                batch.flush(writer, destination, source, stores.is_some(), report)?;
+                report.stop_if_interrupted()?;
+            }
             if writer
                 .state()
                 .revision_by_digest(revision.digest())
                 .is_some()
             {
                 // Copied before, at this very sequence (`compatible`).
+                batch.flush(writer, destination, source, stores.is_some(), report)?;
                 report.push(AppendedJson {
                     file: path_text(&shown),
                     coordinate: revision.coordinate().to_string(),
@@ -494,6 +597,11 @@ mod copy {
                 })?;
                 continue;
             }
+            // A batch holds revisions of consecutive sequences: a gap (the
+            // source's fences) appends it first, then fences.
+            if sequence != batch.next(writer) {
+                batch.flush(writer, destination, source, stores.is_some(), report)?;
+            }
             if writer.tip() >= sequence {
                 return Err(refused(
                     destination,
@@ -508,38 +616,116 @@ mod copy {
             }
             let text = read(&*fs, &path)?;
             if let Some(stores) = stores {
-                let head = writer.state().latest(revision.coordinate());
+                let head = batch
+                    .heads
+                    .get(revision.coordinate())
+                    .cloned()
+                    .or_else(|| writer.state().latest(revision.coordinate()));
                 stores.copy_blobs(&revision, head.as_ref())?;
             }
-            writer.fence_to(sequence - 1)?;
-            let appended = writer.append(&text).map_err(|e| {
-                let e = if stores.is_none() && e.kind() == ErrorKind::BlobMissing {
-                    e.note("to copy the source's blobs too, name its content store with --source-store")
-                } else {
-                    e
-                };
-                CliError::from(e.moved_to(&shown))
-            })?;
-            if appended.sequence() != sequence {
-                return Err(refused(
-                    destination,
-                    source,
-                    format!(
-                        "found {} {} appended at sequence {}, expected the source's sequence {sequence}",
-                        revision.coordinate(),
-                        revision.journal_version(),
-                        appended.sequence()
-                    ),
-                ));
+            if batch.texts.is_empty() {
+                writer.fence_to(sequence - 1)?;
             }
-            report.push(super::entry(destination, &shown, &appended))?;
+            batch
+                .heads
+                .insert(revision.coordinate().clone(), revision.clone());
+            batch.texts.push(text);
+            batch.shown.push(shown);
+            batch.sequences.push(sequence);
+            if batch.texts.len()
+                >= usize::try_from(report.args.batch)
+                    .unwrap_or(usize::MAX)
+                    .min(writer.batch_max())
+            {
+                batch.flush(writer, destination, source, stores.is_some(), report)?;
+            }
         }
+        batch.flush(writer, destination, source, stores.is_some(), report)?;
         // Fences after the source's last revision are kept too, so that a
         // later copy of the grown source resumes at the same sequences.
         if writer.tip() < tip {
             writer.fence_to(tip)?;
         }
         Ok(())
+    }
+
+    /// The revisions of a copy read and waiting for their batch
+    /// (`FsJournalWriter::append_batch`), of consecutive sequences.
+    #[derive(Default)]
+    struct Batch {
+        texts: Vec<String>,
+        /// Each revision as reported (under the source as typed).
+        shown: Vec<PathBuf>,
+        /// Each revision's source sequence, the one it must get.
+        sequences: Vec<u64>,
+        /// The last revision of each artifact in the batch (the head its
+        /// next revision's blobs are compared with).
+        heads: HashMap<ArtifactCoordinate, JournalRevision>,
+    }
+
+    impl Batch {
+        /// The sequence the next revision added to the batch would get.
+        fn next(&self, writer: &FsJournalWriter) -> u64 {
+            self.sequences
+                .last()
+                .map_or(writer.tip(), |last| *last)
+                .saturating_add(1)
+        }
+
+        /// Appends the batch and reports it, each revision at its source
+        /// sequence; the first refusal is located in its source file.
+        fn flush(
+            &mut self,
+            writer: &mut FsJournalWriter,
+            destination: &Path,
+            source: &Path,
+            copying_blobs: bool,
+            report: &mut Report<'_>,
+        ) -> Result<(), CliError> {
+            let texts = std::mem::take(&mut self.texts);
+            let shown = std::mem::take(&mut self.shown);
+            let sequences = std::mem::take(&mut self.sequences);
+            self.heads.clear();
+            if texts.is_empty() {
+                return Ok(());
+            }
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (appended, stopped) = match writer.append_batch(&refs) {
+                Ok(appended) => (appended, None),
+                Err(stopped) => {
+                    let index = stopped.index();
+                    let (appended, error) = stopped.into_parts();
+                    (appended, Some((index, error)))
+                }
+            };
+            for ((done, shown), sequence) in appended.iter().zip(&shown).zip(&sequences) {
+                if done.sequence() != *sequence {
+                    return Err(refused(
+                        destination,
+                        source,
+                        format!(
+                            "found {} {} appended at sequence {}, expected the source's sequence {sequence}",
+                            done.revision().coordinate(),
+                            done.revision().journal_version(),
+                            done.sequence()
+                        ),
+                    ));
+                }
+                report.push(super::entry(destination, shown, done))?;
+            }
+            let Some((index, e)) = stopped else {
+                return Ok(());
+            };
+            let e = if !copying_blobs && e.kind() == ErrorKind::BlobMissing {
+                e.note("to copy the source's blobs too, name its content store with --source-store")
+            } else {
+                e
+            };
+            Err(CliError::from(match shown.get(index) {
+                Some(shown) => e.moved_to(shown),
+                None => e,
+            }))
+        }
     }
 
     /// Refuses a destination that holds a revision of the source at

@@ -88,6 +88,11 @@ pub struct AppendArgs {
     /// --strict`); a copied root is not checked.
     #[arg(long)]
     pub strict: bool,
+    /// How many revisions are committed with one durability barrier
+    /// (group commit): `1` appends them one by one.
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.

@@ -529,3 +529,100 @@ pub fn a_signed_bucket_root_is_written_verified_and_kept_to_its_key(new_store: N
     assert_eq!(published.len(), 1);
     assert_eq!(verified.map(|v| v.checkpoint().size()), Some(4));
 }
+
+/// (coordinate, Journal version) of a revision text.
+fn named(text: &str) -> (String, String) {
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap()
+            .to_owned()
+    };
+    (field("ARTIFACT "), field("JOURNAL_VERSION "))
+}
+
+/// Runs a batch session (open, one `append_batch` of `batch`, close) on
+/// `/j` of `inner` through a store with `fault`; returns the texts the
+/// batch reported appended, and how many calls the session made.
+fn batch_session(inner: &Arc<dyn ObjectStore>, fault: Fault, batch: &[&str]) -> (Vec<String>, u64) {
+    let faulty = Arc::new(Faulty::new(inner.clone(), fault));
+    let fs = Arc::new(ObjectFs::new(faulty.clone(), "faulty").unwrap());
+    let root = Path::new("/j");
+    if fs.ensure_dir(root).is_err() {
+        return (Vec::new(), faulty.calls());
+    }
+    let Ok(mut writer) = FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()) else {
+        return (Vec::new(), faulty.calls());
+    };
+    let appended = match writer.append_batch(batch) {
+        Ok(appended) => appended,
+        Err(stopped) => stopped.into_parts().0,
+    };
+    let _ = writer.close();
+    let reported = batch
+        .iter()
+        .take(appended.len())
+        .map(|t| (*t).to_owned())
+        .collect();
+    (reported, faulty.calls())
+}
+
+/// Batched appends in a bucket: a batch commits in order with the
+/// sequences of single appends, a refused text in the middle commits the
+/// prefix before it only; and a fault on any single call of a batch
+/// session (refused, or its answer lost) leaves a root that loads holding
+/// a prefix of the batch (never a gap) that includes every text reported.
+pub fn a_batch_in_a_bucket_commits_a_prefix_whatever_call_fails(new_inner: NewObjectStore<'_>) {
+    let all = texts();
+    let batch: Vec<&str> = all.iter().map(String::as_str).take(6).collect();
+    {
+        let fs = Arc::new(ObjectFs::new(new_inner("batch"), "batch").unwrap());
+        let root = Path::new("/b");
+        fs.ensure_dir(root).unwrap();
+        let mut writer =
+            FsJournalWriter::open_store(fs.clone(), root, WriterOptions::new()).unwrap();
+        let broken = "FORMAT nenjim-journal/1\nARTIFACT broken\n";
+        let mut refused: Vec<&str> = batch.clone();
+        refused.insert(3, broken);
+        let stopped = writer.append_batch(&refused).unwrap_err();
+        assert_eq!(stopped.index(), 3, "{stopped}");
+        let sequences: Vec<u64> = stopped.appended().iter().map(|a| a.sequence()).collect();
+        assert_eq!(sequences, [1, 2, 3]);
+        let rest = writer.append_batch(&batch[3..]).unwrap();
+        let sequences: Vec<u64> = rest.iter().map(|a| a.sequence()).collect();
+        assert_eq!(sequences, [4, 5, 6]);
+        writer.close().unwrap();
+        let loaded = load_with(&*fs, root, LoadOptions::new()).unwrap();
+        let names: Vec<(String, String)> =
+            worldview(&loaded).into_iter().map(|r| (r.1, r.2)).collect();
+        let wanted: Vec<(String, String)> = batch.iter().map(|t| named(t)).collect();
+        assert_eq!(names, wanted);
+    }
+    let (reported, calls) = batch_session(&new_inner("batch-count"), Fault::Never, &batch);
+    assert_eq!(reported.len(), 6);
+    assert!(calls > 10, "{calls}");
+    for fault in (1..=calls).flat_map(|n| [Fault::LoseAnswer(n), Fault::Refuse(n)]) {
+        let inner = new_inner(&format!("batch {fault:?}"));
+        let (reported, _) = batch_session(&inner, fault, &batch);
+        let fs = ObjectFs::new(inner, "after").unwrap();
+        let loaded = match load_with(&fs, Path::new("/j"), LoadOptions::new()) {
+            Ok(state) => state,
+            Err(e) if e.kind() == ErrorKind::RootMissing => {
+                assert!(reported.is_empty(), "{fault:?}");
+                continue;
+            }
+            Err(e) => panic!("{fault:?}: the root does not load: {e}"),
+        };
+        let names: Vec<(String, String)> =
+            worldview(&loaded).into_iter().map(|r| (r.1, r.2)).collect();
+        let prefix: Vec<(String, String)> =
+            batch.iter().take(names.len()).map(|t| named(t)).collect();
+        assert_eq!(names, prefix, "{fault:?}: not a prefix of the batch");
+        assert!(
+            names.len() >= reported.len(),
+            "{fault:?}: {} reported, {} loaded",
+            reported.len(),
+            names.len()
+        );
+    }
+}

@@ -206,6 +206,46 @@ pub trait Ledger: LedgerReader {
     /// Commits `record` as the entry after `tip` (the compare-and-set of the
     /// append path) and returns it; `TipMoved` if that entry exists.
     fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError>;
+
+    /// Commits `records` as the entries after `tip`, in order (group
+    /// commit): the entries committed are a prefix of them, durable when
+    /// this returns, and a crash at any instant leaves a prefix committed,
+    /// never a gap. Stops at the first that cannot be committed
+    /// ([`BatchCommit::stopped`]: `TipMoved` if another writer created that
+    /// entry). The default commits them one by one; [`SegmentedLedger`]
+    /// creates them all, then makes them durable once, then runs its
+    /// [`AfterCommit`] hooks once for the batch.
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        let mut entries = Vec::with_capacity(records.len());
+        let mut tip = tip;
+        for record in records {
+            match self.commit(tip, record) {
+                Ok(entry) => {
+                    tip = entry.sequence();
+                    entries.push(entry);
+                }
+                Err(stopped) => {
+                    return BatchCommit {
+                        entries,
+                        stopped: Some(stopped),
+                    };
+                }
+            }
+        }
+        BatchCommit {
+            entries,
+            stopped: None,
+        }
+    }
+}
+
+/// What a [`Ledger::commit_batch`] committed.
+#[derive(Debug)]
+pub struct BatchCommit {
+    /// The entries committed, in order: the first records of the batch.
+    pub entries: Vec<Entry>,
+    /// Why the rest were not committed (`None`: every record was).
+    pub stopped: Option<CommitError>,
 }
 
 /// Work done after each commit (a checkpoint of a transparency log, say),
@@ -214,14 +254,12 @@ pub trait AfterCommit: Send + Sync + fmt::Debug {
     /// Called with each committed entry, in order.
     fn committed(&self, entry: &Entry) -> Result<(), JournalError>;
 
-    /// Called once with the entries one commit created, in order (one
-    /// entry, or a batch of appends committed together): a transparency
-    /// log signs one checkpoint per call. The default calls
-    /// [`committed`](Self::committed) for each.
+    /// Called once with the entries of a batch
+    /// ([`Ledger::commit_batch`]), in order, after all of them are durable:
+    /// a hook that signs writes one checkpoint per batch here. The default
+    /// calls [`committed`](Self::committed) for each, stopping at the first
+    /// failure.
     fn committed_batch(&self, entries: &[Entry]) -> Result<(), JournalError> {
-        for entry in entries {
-            self.committed(entry)?;
-        }
-        Ok(())
+        entries.iter().try_for_each(|entry| self.committed(entry))
     }
 }

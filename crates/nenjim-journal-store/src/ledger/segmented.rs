@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 
 use super::{
-    AfterCommit, CommitError, Entry, LEDGER_FILE_MAX, LOG_DIR, Ledger, LedgerReader, MARKER,
-    MARKER_TEXT, Record, SEGMENT_SPAN, SEGMENT_SUFFIX, SEGMENTS_DIR, entry_path, ledger_dir,
-    segment_path,
+    AfterCommit, BatchCommit, CommitError, Entry, LEDGER_FILE_MAX, LOG_DIR, Ledger, LedgerReader,
+    MARKER, MARKER_TEXT, Record, SEGMENT_SPAN, SEGMENT_SUFFIX, SEGMENTS_DIR, entry_path,
+    ledger_dir, segment_path,
 };
 use crate::blob::{Created, Store};
 use crate::file_system::FileSystem;
@@ -278,22 +278,30 @@ impl SegmentedLedger {
     /// Writes a segment of the unsegmented entries once there are enough.
     /// A failure only means the entries stay unsegmented (readers read them
     /// one by one) and the next commit tries again, so it is nobody's failure.
+    /// After a batch, one segment per `segment_span` entries.
     fn checkpoint(&self) {
         let mut unsegmented = self.unsegmented();
-        if (unsegmented.len() as u64) < self.segment_span {
-            return;
+        let span = usize::try_from(self.segment_span).unwrap_or(usize::MAX);
+        while unsegmented.len() >= span {
+            let Some(last) = unsegmented.get(span - 1).map(Entry::sequence) else {
+                return;
+            };
+            let path = segment_path(&self.root, last);
+            let text = segment_text(unsegmented.get(..span).unwrap_or_default());
+            if self.store.put_if_absent(&path, text.as_bytes()).is_err() {
+                return;
+            }
+            unsegmented.drain(..span);
         }
-        let Some(last) = unsegmented.last().map(Entry::sequence) else {
-            return;
-        };
-        let path = segment_path(&self.root, last);
-        if self
-            .store
-            .put_if_absent(&path, segment_text(&unsegmented).as_bytes())
-            .is_ok()
-        {
-            unsegmented.clear();
-        }
+    }
+
+    /// The entry another writer created at `path`, as far as it can be read.
+    fn found(&self, path: &Path) -> Option<Entry> {
+        self.store
+            .read_record(path)
+            .ok()
+            .and_then(|t| String::from_utf8(t).ok())
+            .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok())
     }
 
     fn io(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
@@ -374,12 +382,7 @@ impl Ledger for SegmentedLedger {
         match self.store.put_record(&path, &entry.to_string()) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                let found = self
-                    .store
-                    .read_record(&path)
-                    .ok()
-                    .and_then(|t| String::from_utf8(t).ok())
-                    .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok());
+                let found = self.found(&path);
                 return Err(CommitError::TipMoved { found });
             }
             Err(e) => {
@@ -398,6 +401,54 @@ impl Ledger for SegmentedLedger {
             let _ = hook.committed_batch(std::slice::from_ref(&entry));
         }
         Ok(entry)
+    }
+
+    /// The entries created in order through [`BlobStore::put_records`]
+    /// (one directory sync locally), then the segments due, then each hook
+    /// once for the batch.
+    ///
+    /// [`BlobStore::put_records`]: crate::BlobStore::put_records
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        let mut entries: Vec<Entry> = (tip + 1..)
+            .zip(records)
+            .map(|(sequence, record)| Entry::new(sequence, record))
+            .collect();
+        let paths: Vec<PathBuf> = entries
+            .iter()
+            .map(|e| entry_path(&self.root, e.sequence()))
+            .collect();
+        let texts: Vec<String> = entries.iter().map(Entry::to_string).collect();
+        let pairs: Vec<(&Path, &str)> = paths
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(texts.iter().map(String::as_str))
+            .collect();
+        let (done, result) = self.store.put_records(&pairs);
+        let done = done.min(entries.len());
+        let stopped = result.err().map(|e| {
+            let path = paths
+                .get(done)
+                .or(paths.last())
+                .cloned()
+                .unwrap_or_default();
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                CommitError::TipMoved {
+                    found: self.found(&path),
+                }
+            } else {
+                CommitError::Failed(error::io_error(path, "cannot create the ledger entry", e))
+            }
+        });
+        entries.truncate(done);
+        if !entries.is_empty() {
+            self.unsegmented().extend(entries.iter().cloned());
+            self.checkpoint();
+            for hook in &self.hooks {
+                // As after one commit: the entries stand whatever a hook does.
+                let _ = hook.committed_batch(&entries);
+            }
+        }
+        BatchCommit { entries, stopped }
     }
 }
 
@@ -451,6 +502,66 @@ mod tests {
         assert_eq!(reader.read_after(5, 10).unwrap(), []);
         let (_, segmented) = reader.read_all_after(0).unwrap();
         assert_eq!(segmented, 4);
+    }
+
+    /// A hook that counts how it is called.
+    #[derive(Debug, Default)]
+    struct Counting {
+        singles: Mutex<Vec<u64>>,
+        batches: Mutex<Vec<Vec<u64>>>,
+    }
+
+    impl AfterCommit for Counting {
+        fn committed(&self, entry: &Entry) -> Result<(), JournalError> {
+            self.singles.lock().unwrap().push(entry.sequence());
+            Ok(())
+        }
+        fn committed_batch(&self, entries: &[Entry]) -> Result<(), JournalError> {
+            let batch = entries.iter().map(Entry::sequence).collect();
+            self.batches.lock().unwrap().push(batch);
+            Ok(())
+        }
+    }
+
+    /// A batch commits its records at the next sequences, in order, writes
+    /// the segments due (one per span), and runs each hook once for the
+    /// batch; a batch that meets another writer's entry commits the records
+    /// before it and is `TipMoved` carrying that entry.
+    #[test]
+    fn a_batch_commits_in_order_and_calls_its_hooks_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let hook = Arc::new(Counting::default());
+        let ledger =
+            SegmentedLedger::new(Arc::new(RealFileSystem), root, 3).after_commit(hook.clone());
+        ledger.create(&[]).unwrap();
+        ledger.commit(0, fence(1)).unwrap();
+        let batch = ledger.commit_batch(1, (0..7).map(|_| fence(1)).collect());
+        assert!(batch.stopped.is_none(), "{:?}", batch.stopped);
+        let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
+        assert_eq!(sequences, [2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(*hook.singles.lock().unwrap(), [1]);
+        assert_eq!(*hook.batches.lock().unwrap(), [vec![2, 3, 4, 5, 6, 7, 8]]);
+        // Segments of 3: 3, 6 (8 waits for 9).
+        assert!(segment_path(root, 3).is_file() && segment_path(root, 6).is_file());
+        assert!(!segment_path(root, 9).exists());
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        assert_eq!(reader.read_after(0, 100).unwrap().len(), 8);
+
+        // Another writer created entry 11: a batch from tip 8 commits 9 and 10.
+        std::fs::create_dir_all(root.join(".ledger/log")).unwrap();
+        std::os::unix::fs::symlink("11 FENCE 2", entry_path(root, 11)).unwrap();
+        let batch = ledger.commit_batch(8, (0..4).map(|_| fence(1)).collect());
+        let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
+        assert_eq!(sequences, [9, 10]);
+        match batch.stopped {
+            Some(CommitError::TipMoved { found }) => {
+                assert_eq!(found, Some(Entry::new(11, fence(2))));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!entry_path(root, 12).exists());
+        assert_eq!(hook.batches.lock().unwrap().last().unwrap(), &vec![9, 10]);
     }
 
     /// A segment that does not end where its name says is `LedgerMismatch`.

@@ -1,0 +1,307 @@
+//! Batched appends (group commit): [`FsJournalWriter::append_batch`].
+//!
+//! A batch of texts is validated one after the other against the state the
+//! earlier ones make (exactly as [`append`](nenjim_journal_api::append::JournalWriter::append) would,
+//! one by one), then committed with one durability barrier for the whole
+//! batch instead of one per revision: every new revision file is written,
+//! then all are synced, then linked to their names, then their directories
+//! synced once ([`BlobStore::put_many_if_absent`]); then their ledger
+//! entries are created in sequence order and made durable once
+//! ([`Ledger::commit_batch`]), after which the ledger's hooks run once for
+//! the batch (a signing hook writes one checkpoint). A crash at any instant
+//! leaves a prefix of the batch committed, never a gap: entries are created
+//! in order, and a revision file without its entry is never loaded.
+//!
+//! [`BlobStore::put_many_if_absent`]: nenjim_journal_store::BlobStore::put_many_if_absent
+//! [`Ledger::commit_batch`]: nenjim_journal_store::ledger::Ledger::commit_batch
+
+use std::fmt;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use nenjim_journal_api::append::Appended;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::model::JournalRevision;
+use nenjim_journal_api::model::build;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_chain::{ChainState, Outcome};
+use nenjim_journal_store::Created;
+use nenjim_journal_store::ledger::{self, Record};
+
+use crate::{FsJournalWriter, append, io_error};
+
+/// A batch that stopped before its end: what it committed, and why it
+/// stopped (the error the text at [`index`](Self::index) got, or the
+/// failure of the commit).
+#[derive(Debug)]
+pub struct BatchError {
+    appended: Vec<Appended>,
+    error: JournalError,
+}
+
+impl BatchError {
+    /// The texts appended (or found recorded) before the batch stopped, in
+    /// order: the first `appended().len()` texts of the batch, each
+    /// committed durably.
+    pub fn appended(&self) -> &[Appended] {
+        &self.appended
+    }
+    /// The index in the batch of the first text not appended: the one
+    /// refused, or the first whose commit failed.
+    pub fn index(&self) -> usize {
+        self.appended.len()
+    }
+    /// Why the batch stopped.
+    pub fn error(&self) -> &JournalError {
+        &self.error
+    }
+    /// The appended texts and the error.
+    pub fn into_parts(self) -> (Vec<Appended>, JournalError) {
+        (self.appended, self.error)
+    }
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "text {} of the batch: {} (the {} before it are appended)",
+            self.index() + 1,
+            self.error,
+            self.index()
+        )
+    }
+}
+
+impl std::error::Error for BatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+/// One text of a chunk, validated.
+enum Slot {
+    /// Recorded already (before the batch, or earlier in it).
+    Recorded(JournalRevision),
+    /// New: the index of its revision in the chunk's new ones.
+    New(usize),
+}
+
+/// A new revision of a chunk, validated and waiting for its commit.
+struct Pending<'t> {
+    revision: JournalRevision,
+    text: &'t str,
+    path: PathBuf,
+    /// The writer's state once it (and every new one before it) is committed.
+    state: ChainState,
+}
+
+impl FsJournalWriter {
+    /// Appends `texts` in order, as [`append`](nenjim_journal_api::append::JournalWriter::append) of
+    /// each would (the same validation, the same errors, the same
+    /// sequences, a text already recorded a success that writes nothing,
+    /// a repeat inside the batch too), committing them in batches of at
+    /// most [`WriterOptions::batch_max`](crate::WriterOptions::batch_max)
+    /// with one durability barrier each (see the [module docs](self)).
+    ///
+    /// A refused text ends the batch there: the texts before it are
+    /// committed (and in [`BatchError::appended`]), nothing of it or of the
+    /// texts after it is recorded (a revision file written for one of them
+    /// is never loaded: it has no ledger entry). The same holds when a
+    /// commit fails (`TipMoved`, `LeaseLost`, `Io`): the texts whose
+    /// entries were created are reported, and they are a prefix.
+    pub fn append_batch(&mut self, texts: &[&str]) -> Result<Vec<Appended>, BatchError> {
+        let mut appended = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(self.options.batch_max) {
+            if let Err(error) = self.append_chunk(chunk, &mut appended) {
+                return Err(BatchError { appended, error });
+            }
+        }
+        Ok(appended)
+    }
+
+    /// The most revisions one barrier of [`append_batch`](Self::append_batch)
+    /// commits ([`WriterOptions::batch_max`](crate::WriterOptions::batch_max)).
+    pub fn batch_max(&self) -> usize {
+        self.options.batch_max
+    }
+
+    /// One chunk of a batch: validated, its files written, its entries
+    /// committed. Pushes every text committed to `out`.
+    fn append_chunk(
+        &mut self,
+        texts: &[&str],
+        out: &mut Vec<Appended>,
+    ) -> Result<(), JournalError> {
+        if let Some(poisoned) = &self.poisoned {
+            return Err(poisoned.clone().with_path(&self.root));
+        }
+        self.check_lease()?;
+        let mut slots: Vec<Slot> = Vec::with_capacity(texts.len());
+        let mut pending: Vec<Pending<'_>> = Vec::new();
+        let mut refused = None;
+        for text in texts {
+            let state = pending.last().map_or(&self.state, |p| &p.state);
+            match self.validate(state, text) {
+                Ok(Validated::Recorded(revision)) => slots.push(Slot::Recorded(revision)),
+                Ok(Validated::New(revision, state)) => {
+                    slots.push(Slot::New(pending.len()));
+                    let path = ledger::revision_path(
+                        &self.root,
+                        revision.coordinate(),
+                        revision.journal_version(),
+                    );
+                    pending.push(Pending {
+                        revision,
+                        text,
+                        path,
+                        state,
+                    });
+                }
+                Err(error) => {
+                    refused = Some(error);
+                    break;
+                }
+            }
+        }
+        // The revision files, one barrier; a different file found at a
+        // revision's path ends the batch before that revision.
+        let (writable, conflict) = match self.write_revisions(&pending) {
+            Ok(written) => written,
+            Err(error) => (0, Some(error)),
+        };
+        // The entries, one barrier.
+        let records: Vec<Record> = pending
+            .get(..writable)
+            .unwrap_or_default()
+            .iter()
+            .map(|p| Record::Revision(append::pointer(&p.revision, p.text.len() as u64)))
+            .collect();
+        let committed = if records.is_empty() {
+            ledger::BatchCommit {
+                entries: Vec::new(),
+                stopped: None,
+            }
+        } else {
+            self.ledger.commit_batch(self.tip, records)
+        };
+        let done = committed.entries.len();
+        if let Some(last) = committed.entries.last() {
+            self.tip = last.sequence();
+        }
+        if let Some(p) = done.checked_sub(1).and_then(|i| pending.get(i)) {
+            self.state = p.state.clone();
+        }
+        // Report the texts before the first new one not committed.
+        for slot in &slots {
+            match slot {
+                Slot::Recorded(revision) => out.push(build::appended(revision.clone(), false)),
+                Slot::New(i) if *i < done => {
+                    let revision = pending.get(*i).map(|p| p.revision.clone());
+                    out.extend(revision.map(|r| build::appended(r, true)));
+                }
+                Slot::New(_) => break,
+            }
+        }
+        // A signed root: one checkpoint for what this batch committed (the
+        // prefix, when it stopped), after every entry of it is durable.
+        if !committed.entries.is_empty() {
+            self.after_commit(&committed.entries)?;
+        }
+        if let Some(stopped) = committed.stopped {
+            return Err(self.failed_commit(self.tip + 1, stopped));
+        }
+        match conflict.or(refused) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// Validates `text` against `state` as [`append`](nenjim_journal_api::append::JournalWriter::append)
+    /// does (the sequence is the next one after `state`'s pending ones).
+    fn validate(&self, state: &ChainState, text: &str) -> Result<Validated, JournalError> {
+        let revision = nenjim_journal_parser::parse(text)?;
+        // The pending revisions of the chunk hold every sequence after the tip.
+        let sequence = state.last_sequence().max(self.tip) + 1;
+        let head = state.latest(revision.coordinate());
+        let ingested = state.ingest_revision_at(revision, sequence)?;
+        if ingested.outcome() == Outcome::Unchanged {
+            return Ok(Validated::Recorded(ingested.revision().clone()));
+        }
+        self.check_blobs(ingested.revision(), head.as_ref())?;
+        let revision = ingested.revision().clone();
+        Ok(Validated::New(revision, ingested.into_state()))
+    }
+
+    /// Writes the revision files of `pending` with one barrier; returns how
+    /// many may be committed (all, or those before the first whose path
+    /// holds a different file) and the `Conflict` of that one.
+    fn write_revisions(
+        &self,
+        pending: &[Pending<'_>],
+    ) -> Result<(usize, Option<JournalError>), JournalError> {
+        let objects: Vec<(&Path, &[u8])> = pending
+            .iter()
+            .map(|p| (p.path.as_path(), p.text.as_bytes()))
+            .collect();
+        // One file: the single append's path (no batch barrier to share).
+        let created = match objects.as_slice() {
+            [(path, bytes)] => self.store.put_if_absent(path, bytes).map(|c| vec![c]),
+            _ => self.store.put_many_if_absent(&objects),
+        };
+        let created = created.map_err(|e| {
+            let path = pending
+                .first()
+                .map_or(self.root.clone(), |p| p.path.clone());
+            error::io_error(
+                path,
+                &format!(
+                    "cannot write the revision files of a batch of {}",
+                    pending.len()
+                ),
+                e,
+            )
+        })?;
+        for (i, (p, created)) in pending.iter().zip(created).enumerate() {
+            if created == Created::Exists
+                && let Some(conflict) = self.differs(p)?
+            {
+                return Ok((i, Some(conflict)));
+            }
+        }
+        Ok((pending.len(), None))
+    }
+
+    /// `Conflict` if the file found at `p`'s path is not its exact text.
+    fn differs(&self, p: &Pending<'_>) -> Result<Option<JournalError>, JournalError> {
+        let mut found = Vec::new();
+        self.store
+            .open(&p.path)
+            .and_then(|mut file| file.read_to_end(&mut found))
+            .map_err(io_error(&p.path, "cannot read the existing revision file"))?;
+        if found == p.text.as_bytes() {
+            return Ok(None);
+        }
+        Ok(Some(
+            error::error(
+                ErrorKind::Conflict,
+                format!(
+                    "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
+                    found.len(),
+                    RevisionDigest::of_bytes(&found),
+                    p.revision.coordinate(),
+                    p.revision.journal_version()
+                ),
+            )
+            .with_path(&p.path),
+        ))
+    }
+}
+
+/// What [`FsJournalWriter::validate`] found.
+enum Validated {
+    /// Recorded already: an idempotent success.
+    Recorded(JournalRevision),
+    /// New, with the state that holds it.
+    New(JournalRevision, ChainState),
+}
