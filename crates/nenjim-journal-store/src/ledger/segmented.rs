@@ -398,7 +398,7 @@ impl Ledger for SegmentedLedger {
         for hook in &self.hooks {
             // The entry stands whatever a hook does; the hook keeps its own
             // state and catches up at the next commit.
-            let _ = hook.committed_batch(std::slice::from_ref(&entry));
+            let _ = hook.committed(&entry);
         }
         Ok(entry)
     }
