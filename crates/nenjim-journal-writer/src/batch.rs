@@ -102,7 +102,7 @@ impl FsJournalWriter {
     /// sequences, a text already recorded a success that writes nothing,
     /// a repeat inside the batch too), committing them in batches of at
     /// most [`WriterOptions::batch_max`](crate::WriterOptions::batch_max)
-    /// with one durability barrier each (see the [module docs](self)).
+    /// with one durability barrier each (group commit: see the crate docs).
     ///
     /// A refused text ends the batch there: the texts before it are
     /// committed (and in [`BatchError::appended`]), nothing of it or of the
