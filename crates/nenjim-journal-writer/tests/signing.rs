@@ -6,9 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use nenjim_journal_api::append::JournalWriter;
@@ -184,32 +182,16 @@ fn a_killed_signing_writer_leaves_a_checkpoint_covering_what_it_reported() {
     let (_, vkey) = signed::key("example.org/journal", 5);
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..16u64 {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "signing::child_signs_until_killed",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("NENJIM_SIGNING_ROOT", root.path())
-            .env("NENJIM_SIGNING_ROUND", round.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let wanted = 1 + (round * 5) % 7;
-        let mut seen = 0;
-        while seen < wanted {
-            let Some(Ok(line)) = lines.next() else { break };
-            if let Some((_, rest)) = line.split_once("APPENDED ") {
-                let (name, sequence) = rest.split_once(' ').unwrap();
-                reported.insert(name.to_owned(), sequence.parse().unwrap());
-                seen += 1;
-            }
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let seen = crate::killed::kill_after_reports(
+            "signing::child_signs_until_killed",
+            &[
+                ("NENJIM_SIGNING_ROOT", root.path().as_os_str()),
+                ("NENJIM_SIGNING_ROUND", round.to_string().as_ref()),
+            ],
+            wanted,
+            &mut reported,
+        );
         assert_eq!(seen, wanted, "round {round}: the child stopped early");
         let (checkpoint, entries) = signed::checked(&RealFileSystem, root.path(), &vkey).unwrap();
         let last = reported.values().max().copied().unwrap_or(0);

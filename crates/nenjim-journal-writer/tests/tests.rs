@@ -7,12 +7,14 @@
 //! a root with a ledger failed in turn), `signing` (signed roots: the
 //! checkpoint and tiles after every commit, writers without the key
 //! refused, a writer killed at random instants) and `interop_go` (Go's
-//! sumdb/note and tlog check a checkpoint and tiles this writer wrote).
+//! sumdb/note and tlog check a checkpoint and tiles this writer wrote);
+//! `killed` runs the kill rounds of `writer`, `batch` and `signing`.
 
 mod batch;
 mod errors;
 mod fault_walk;
 mod fence_to;
 mod interop_go;
+mod killed;
 mod signing;
 mod writer;

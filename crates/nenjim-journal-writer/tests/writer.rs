@@ -4,9 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use nenjim_journal_api::append::JournalWriter;
@@ -498,35 +497,16 @@ fn a_killed_writer_loses_nothing_it_reported() {
     let root = tempfile::tempdir().unwrap();
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..12u64 {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "writer::child_appends_until_killed",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("NENJIM_CHILD_ROOT", root.path())
-            .env("NENJIM_CHILD_ROUND", round.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        // A varying number of reports before the kill (the kill lands
-        // wherever the child is in its next append).
         let wanted = 1 + (round * 7) % 5;
-        let mut seen = 0;
-        while seen < wanted {
-            let Some(Ok(line)) = lines.next() else { break };
-            if let Some((_, rest)) = line.split_once("APPENDED ") {
-                let (name, sequence) = rest.split_once(' ').unwrap();
-                reported.insert(name.to_owned(), sequence.parse().unwrap());
-                seen += 1;
-            }
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let _ = crate::killed::kill_after_reports(
+            "writer::child_appends_until_killed",
+            &[
+                ("NENJIM_CHILD_ROOT", root.path().as_os_str()),
+                ("NENJIM_CHILD_ROUND", round.to_string().as_ref()),
+            ],
+            wanted,
+            &mut reported,
+        );
         let state = load(root.path(), LoadOptions::new()).unwrap();
         for (name, sequence) in &reported {
             let revision = state
