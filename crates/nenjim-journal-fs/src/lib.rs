@@ -126,7 +126,9 @@ pub use nenjim_journal_store::{EntryKind, EntryMetadata, FileSystem, RealFileSys
 pub use read::decode as decode_revision_text;
 pub use root::normalize as normalize_root;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};
-pub use verify::{Verified, load_verified, refresh_verified};
+pub use verify::{
+    Verified, load_verified, load_verified_from, refresh_verified, refresh_verified_from,
+};
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
 /// refused with `TooLarge`.
@@ -277,9 +279,21 @@ pub fn load_with(
     if options.verifier.is_some() {
         return verify::load_verified(fs, root, options).map(|(state, _)| state);
     }
-    // With a ledger, the ledger alone says which files to read.
-    match ledger::read(fs, root)? {
-        Some(ledger) => recorded::load(fs, root, &ledger),
+    load_from(fs, &ledger::SegmentedReader::new(fs, root), root, options)
+}
+
+/// [`load_with`] by the ledger `ledger` (any backend: a NATS stream as
+/// well as `log/` and `segments/`), without a verifier: with a ledger,
+/// the ledger alone says which files to read (through `fs`); a root whose
+/// `ledger` does not exist is walked through `fs` as a root without one.
+pub fn load_from(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<ChainState, JournalError> {
+    match ledger::read_from(ledger)? {
+        Some(read) => recorded::load(fs, root, &read),
         None => load::load(fs, root, options),
     }
 }
@@ -351,14 +365,32 @@ pub fn refresh_with(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    use ledger::LedgerReader as _;
     if options.verifier.is_some() {
         // No checkpoint verified before: the whole ledger is hashed.
         return verify::refresh_verified(fs, root, options, state, &mut None, publish);
     }
-    let reader = ledger::SegmentedReader::new(fs, root);
-    if reader.exists()? {
-        recorded::refresh(fs, root, &reader, state, publish)
+    refresh_from(
+        fs,
+        &ledger::SegmentedReader::new(fs, root),
+        root,
+        options,
+        state,
+        publish,
+    )
+}
+
+/// [`refresh_with`] by the ledger `ledger` (any backend), without a
+/// verifier: [`refresh_recorded`] when it exists, else a walk of `fs`.
+pub fn refresh_from(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+    options: LoadOptions,
+    state: &ChainState,
+    publish: &mut dyn FnMut(ChainState),
+) -> Result<RefreshReport, JournalError> {
+    if ledger.exists()? {
+        recorded::refresh(fs, root, ledger, state, publish)
     } else {
         refresh::refresh(fs, root, options, state, publish)
     }

@@ -16,7 +16,7 @@ use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::model::build;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_store::FileSystem;
-use nenjim_journal_store::ledger::{self as store_ledger, Entry, LedgerReader as _};
+use nenjim_journal_store::ledger::{self as store_ledger, Entry, LedgerReader};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
 use nenjim_journal_tlog::hash::TreeHasher;
 use nenjim_journal_tlog::note::VerifierKey;
@@ -103,12 +103,22 @@ pub fn load_verified(
     root: &Path,
     options: LoadOptions,
 ) -> Result<(ChainState, Option<Verified>), JournalError> {
+    load_verified_from(fs, &ledger::SegmentedReader::new(fs, root), root, options)
+}
+
+/// [`load_verified`] by the ledger `reader` (any backend), reading the
+/// revision files and the checkpoint through `fs`.
+pub fn load_verified_from(
+    fs: &dyn FileSystem,
+    reader: &dyn LedgerReader,
+    root: &Path,
+    options: LoadOptions,
+) -> Result<(ChainState, Option<Verified>), JournalError> {
     let Some(text) = options.verifier else {
-        return Ok((crate::load_with(fs, root, options)?, None));
+        return Ok((crate::load_from(fs, reader, root, options)?, None));
     };
     let key = key(text)?;
     crate::check_root(fs, root)?;
-    let reader = ledger::SegmentedReader::new(fs, root);
     if !reader.exists()? {
         return Err(invalid(format!(
             "found a root without a ledger, expected a signed root (a checkpoint signed by {})",
@@ -117,7 +127,7 @@ pub fn load_verified(
         .with_path(store_ledger::checkpoint_path(root)));
     }
     let mut checkpoint = read_checkpoint(fs, root, &key)?;
-    let mut entries = ledger::read_after(&reader, 0)?;
+    let mut entries = ledger::read_after(reader, 0)?;
     // A writer may be between a commit and its checkpoint: read the
     // checkpoint (and the entries after the ones read) again while it moves.
     for _ in 0..RETRIES {
@@ -130,7 +140,7 @@ pub fn load_verified(
         }
         checkpoint = again;
         let tip = entries.last().map_or(0, Entry::sequence);
-        entries.extend(ledger::read_after(&reader, tip)?);
+        entries.extend(ledger::read_after(reader, tip)?);
     }
     let path = store_ledger::checkpoint_path(root);
     if entries.len() as u64 != checkpoint.size() {
@@ -171,8 +181,23 @@ pub fn refresh_verified(
     verified: &mut Option<Verified>,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
+    let reader = ledger::SegmentedReader::new(fs, root);
+    refresh_verified_from(fs, &reader, root, options, state, verified, publish)
+}
+
+/// [`refresh_verified`] by the ledger `reader` (any backend), reading the
+/// revision files, the checkpoint and the tiles through `fs`.
+pub fn refresh_verified_from(
+    fs: &dyn FileSystem,
+    reader: &dyn LedgerReader,
+    root: &Path,
+    options: LoadOptions,
+    state: &ChainState,
+    verified: &mut Option<Verified>,
+    publish: &mut dyn FnMut(ChainState),
+) -> Result<RefreshReport, JournalError> {
     let Some(text) = options.verifier else {
-        return crate::refresh_with(fs, root, options, state, publish);
+        return crate::refresh_from(fs, reader, root, options, state, publish);
     };
     let key = key(text)?;
     let path = store_ledger::checkpoint_path(root);
@@ -201,8 +226,7 @@ pub fn refresh_verified(
         *verified = Some(Verified { checkpoint, tree });
         return Ok(build::refresh_report(0, unchanged, 0));
     }
-    let reader = ledger::SegmentedReader::new(fs, root);
-    let mut entries = ledger::read_after(&reader, from)?;
+    let mut entries = ledger::read_after(reader, from)?;
     // Entries after the checkpoint are not covered yet: the next refresh.
     entries.truncate(usize::try_from(checkpoint.size() - from).unwrap_or(usize::MAX));
     let covered = from + entries.len() as u64;

@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::{NenjimComponent, NenjimProcess};
@@ -13,10 +14,12 @@ use nenjim_journal_api::model::{
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, ReleaseVersion};
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::{FileSystem, LoadOptions, Verified};
+use nenjim_journal_store::ledger::{LedgerFollow, LedgerReader};
 use parking_lot::{Mutex, RwLock};
 
 use crate::COMPONENT_NAME;
 use crate::admin::Administration;
+use crate::follow::Following;
 
 /// Where the single start attempt stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +52,13 @@ pub(crate) struct Journal {
     root: PathBuf,
     options: LoadOptions,
     fs: Arc<dyn FileSystem>,
+    /// The root's ledger when a backend other than the store's own layout
+    /// keeps it (a NATS stream); `None`: `log/` and `segments/` in `fs`.
+    ledger: Option<Arc<dyn LedgerReader>>,
+    /// The backend's notifications, when it can notify: follow cursors.
+    follow: Option<Arc<dyn LedgerFollow>>,
+    /// Set by `stop()`: every follow cursor ends with `Stopped`.
+    halted: Arc<AtomicBool>,
     lifecycle: RwLock<Lifecycle>,
     /// Serializes refreshes: each sees the state the previous one left,
     /// and the last checkpoint verified (with a verifier key: format
@@ -63,7 +73,7 @@ fn not_started() -> JournalError {
     )
 }
 
-fn stopped() -> JournalError {
+pub(crate) fn stopped() -> JournalError {
     error::error(
         ErrorKind::Stopped,
         "the Journal has been stopped, expected a running Journal",
@@ -72,11 +82,20 @@ fn stopped() -> JournalError {
 
 impl Journal {
     /// A Journal over an already normalized `root`, not started.
-    pub(crate) fn new(root: PathBuf, options: LoadOptions, fs: Arc<dyn FileSystem>) -> Journal {
+    pub(crate) fn new(
+        root: PathBuf,
+        options: LoadOptions,
+        fs: Arc<dyn FileSystem>,
+        ledger: Option<Arc<dyn LedgerReader>>,
+        follow: Option<Arc<dyn LedgerFollow>>,
+    ) -> Journal {
         Journal {
             root,
             options,
             fs,
+            ledger,
+            follow,
+            halted: Arc::new(AtomicBool::new(false)),
             lifecycle: RwLock::new(Lifecycle {
                 start: StartAttempt::None,
                 stopped: false,
@@ -133,15 +152,22 @@ impl NenjimProcess for Journal {
         }
         // Loaded into a private state, outside any lock; queries meanwhile
         // fail with NotStarted.
-        let loaded = nenjim_journal_fs::load_verified(&*self.fs, &self.root, self.options).map(
-            |(state, verified)| {
-                // Before the state is published (and outside the lifecycle
-                // lock, which a refresh takes after this one): no refresh
-                // gets past `NotStarted` before.
-                *self.refreshing.lock() = verified;
-                state
-            },
-        );
+        let loaded = match &self.ledger {
+            Some(ledger) => nenjim_journal_fs::load_verified_from(
+                &*self.fs,
+                &**ledger,
+                &self.root,
+                self.options,
+            ),
+            None => nenjim_journal_fs::load_verified(&*self.fs, &self.root, self.options),
+        }
+        .map(|(state, verified)| {
+            // Before the state is published (and outside the lifecycle
+            // lock, which a refresh takes after this one): no refresh
+            // gets past `NotStarted` before.
+            *self.refreshing.lock() = verified;
+            state
+        });
         let mut lifecycle = self.lifecycle.write();
         match loaded {
             Ok(_) if lifecycle.stopped => {
@@ -167,6 +193,11 @@ impl NenjimProcess for Journal {
             lifecycle.snapshot.take()
         };
         drop(previous);
+        // Every follow cursor ends: a blocked one is woken by its backend.
+        self.halted.store(true, Ordering::Release);
+        if let Some(follow) = &self.follow {
+            follow.stop();
+        }
         Ok(())
     }
 }
@@ -217,28 +248,45 @@ impl JournalService for Journal {
 
     fn replay(&self, request: &ReplayRequest) -> Result<Box<dyn RevisionCursor>, JournalError> {
         let snapshot = self.snapshot()?;
-        refuse_follow(request)?;
-        Ok(snapshot.replay(request.after_sequence()))
+        match self.following(request)? {
+            Some(following) => following.revisions(&snapshot, request.after_sequence()),
+            None => Ok(snapshot.replay(request.after_sequence())),
+        }
     }
 
     fn replay_events(&self, request: &ReplayRequest) -> Result<Box<dyn EventCursor>, JournalError> {
         let snapshot = self.snapshot()?;
-        refuse_follow(request)?;
-        Ok(snapshot.replay_events(request.after_sequence()))
+        match self.following(request)? {
+            Some(following) => following.events(&snapshot, request.after_sequence()),
+            None => Ok(snapshot.replay_events(request.after_sequence())),
+        }
     }
 }
 
-/// `FollowUnsupported` for a request with `follow(true)`: the reference
-/// Journal never watches, and never downgrades to a cold read silently.
-fn refuse_follow(request: &ReplayRequest) -> Result<(), JournalError> {
-    if request.is_follow() {
-        return Err(error::error(
-            ErrorKind::FollowUnsupported,
-            "found a replay request with follow(true), expected follow(false): \
-             the reference Journal never watches for new revisions",
-        ));
+impl Journal {
+    /// What a follow cursor of `request` reads through (`None` for a cold
+    /// request); `FollowUnsupported` for `follow(true)` over a backend
+    /// that cannot notify (a directory, a bucket): the reference Journal
+    /// never watches files, and never downgrades to a cold read silently.
+    fn following(&self, request: &ReplayRequest) -> Result<Option<Following>, JournalError> {
+        if !request.is_follow() {
+            return Ok(None);
+        }
+        match &self.follow {
+            Some(backend) => Ok(Some(Following {
+                backend: backend.clone(),
+                fs: self.fs.clone(),
+                root: Arc::from(self.root.as_path()),
+                halted: self.halted.clone(),
+            })),
+            None => Err(error::error(
+                ErrorKind::FollowUnsupported,
+                "found a replay request with follow(true), expected follow(false): \
+                 this root's backend (a directory or a bucket) cannot notify, and the \
+                 reference Journal never watches files for new revisions",
+            )),
+        }
     }
-    Ok(())
 }
 
 impl Administration for Journal {
@@ -249,13 +297,24 @@ impl Administration for Journal {
     fn refresh(&self) -> Result<RefreshReport, JournalError> {
         let mut verified = self.refreshing.lock();
         let state = self.snapshot()?;
-        nenjim_journal_fs::refresh_verified(
-            &*self.fs,
-            &self.root,
-            self.options,
-            &state,
-            &mut verified,
-            &mut |next| self.publish(next),
-        )
+        match &self.ledger {
+            Some(ledger) => nenjim_journal_fs::refresh_verified_from(
+                &*self.fs,
+                &**ledger,
+                &self.root,
+                self.options,
+                &state,
+                &mut verified,
+                &mut |next| self.publish(next),
+            ),
+            None => nenjim_journal_fs::refresh_verified(
+                &*self.fs,
+                &self.root,
+                self.options,
+                &state,
+                &mut verified,
+                &mut |next| self.publish(next),
+            ),
+        }
     }
 }

@@ -72,15 +72,17 @@
 #![deny(missing_docs)]
 
 mod admin;
+mod follow;
 mod journal;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nenjim_journal_api::component::NenjimProcess;
 use nenjim_journal_api::{JournalService, JournalServiceManager};
 pub use nenjim_journal_fs::LoadOptions;
 use nenjim_journal_fs::{FileSystem, RealFileSystem};
+use nenjim_journal_store::ledger::{LedgerFollow, LedgerReader};
 
 use crate::admin::Manager;
 use crate::journal::Journal;
@@ -114,11 +116,33 @@ impl JournalAssembly {
         options: LoadOptions,
         fs: Arc<dyn FileSystem>,
     ) -> JournalAssembly {
-        let journal = Arc::new(Journal::new(
+        JournalAssembly::of(Journal::new(
             nenjim_journal_fs::normalize_root(root.as_ref()),
             options,
             fs,
-        ));
+            None,
+            None,
+        ))
+    }
+    /// A Journal over a root whose ledger another backend of the storage
+    /// seam keeps (a NATS JetStream stream, say): `ledger` says what the
+    /// root holds, `fs` reads its revision files (and a signed root's
+    /// checkpoint and tiles), and `follow`, for a backend that can
+    /// notify, serves `ReplayRequest::follow(true)` (refused with
+    /// `FollowUnsupported` when `None`). `root` is the backend's name for
+    /// the root (e.g. `nats://host:port/<name>`), taken as it is: errors
+    /// name revision files under it, and `journal_root()` reports it.
+    pub fn with_ledger(
+        root: impl Into<PathBuf>,
+        options: LoadOptions,
+        fs: Arc<dyn FileSystem>,
+        ledger: Arc<dyn LedgerReader>,
+        follow: Option<Arc<dyn LedgerFollow>>,
+    ) -> JournalAssembly {
+        JournalAssembly::of(Journal::new(root.into(), options, fs, Some(ledger), follow))
+    }
+    fn of(journal: Journal) -> JournalAssembly {
+        let journal = Arc::new(journal);
         let manager = Arc::new(Manager::new(journal.clone()));
         JournalAssembly { journal, manager }
     }

@@ -3,6 +3,7 @@
 //! file of `tests/` is a module.
 
 mod events;
+mod follow;
 mod hardening_faults;
 mod hardening_hostile;
 mod hardening_stress;

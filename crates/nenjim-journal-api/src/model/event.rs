@@ -105,9 +105,23 @@ pub enum EventChange {
 
 /// A cursor over replayed events, in ascending sequence order and, within
 /// one revision, in the order of [`EventChange`]'s variants.
+///
+/// Cold and follow cursors behave as [`RevisionCursor`](super::RevisionCursor)'s do.
 pub trait EventCursor: Send {
-    /// The next event; `Ok(None)` only when the backlog is drained.
+    /// The next event; `Ok(None)` only when the backlog is drained (a
+    /// follow cursor waits for the next one instead).
     fn next(&mut self) -> Result<Option<JournalEvent>, JournalError>;
+
+    /// [`next`](Self::next), waiting at most `timeout` for a follow cursor
+    /// (`Ok(None)` when nothing arrived in time; the cursor stays usable).
+    /// A cold cursor never waits: this is `next` (the default).
+    fn next_timeout(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> Result<Option<JournalEvent>, JournalError> {
+        let _ = timeout;
+        self.next()
+    }
 }
 
 impl fmt::Debug for dyn EventCursor + '_ {

@@ -2,6 +2,7 @@
 //! cursor that answers it.
 
 use std::fmt;
+use std::time::Duration;
 
 use super::revision::JournalRevision;
 use crate::error::JournalError;
@@ -76,9 +77,28 @@ impl ReplayRequest {
 }
 
 /// A cursor over replayed revisions, in ascending sequence order.
+///
+/// A cold cursor (`follow(false)`) ends: `Ok(None)` once its backlog is
+/// drained. A *follow* cursor (`follow(true)`, where the backend can
+/// notify) never drains: after the backlog it yields every revision
+/// appended later, in sequence order, each validated as ingestion
+/// validates it; [`next`](Self::next) blocks until one arrives, and
+/// [`next_timeout`](Self::next_timeout) returns `Ok(None)` when none did
+/// within the timeout (the cursor stays usable). Stopping the Journal
+/// ends a follow cursor with `Stopped`; a lost connection or an
+/// unreadable record is a typed error, never a silent end.
 pub trait RevisionCursor: Send {
-    /// The next revision; `Ok(None)` only when the backlog is drained.
+    /// The next revision; `Ok(None)` only when the backlog is drained (a
+    /// follow cursor waits for the next one instead).
     fn next(&mut self) -> Result<Option<JournalRevision>, JournalError>;
+
+    /// [`next`](Self::next), waiting at most `timeout` for a follow cursor
+    /// (`Ok(None)` when nothing arrived in time; the cursor stays usable).
+    /// A cold cursor never waits: this is `next` (the default).
+    fn next_timeout(&mut self, timeout: Duration) -> Result<Option<JournalRevision>, JournalError> {
+        let _ = timeout;
+        self.next()
+    }
 }
 
 impl fmt::Debug for dyn RevisionCursor + '_ {

@@ -63,6 +63,7 @@
 //! as a root without one. Other objects a later format adds (a transparency
 //! log's `tlog/`) live beside these, written by an [`AfterCommit`] hook.
 
+mod follow;
 mod record;
 mod segmented;
 
@@ -72,6 +73,7 @@ use std::path::{Path, PathBuf};
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
+pub use follow::{FollowEntries, Followed, LedgerFollow};
 pub use record::{Entry, Record, RecordError, RevisionPointer};
 pub use segmented::{SegmentedLedger, SegmentedReader, mismatch};
 
