@@ -101,6 +101,7 @@ mod connection;
 pub mod follow;
 pub mod lease;
 pub mod ledger;
+pub mod reading;
 mod seam;
 
 use std::fmt;
@@ -112,6 +113,7 @@ pub use address::Credentials;
 pub use follow::{Follower, StopSignal};
 pub use lease::{Acquired, Lease, NatsLease};
 pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger};
+pub use reading::NatsSource;
 
 /// The default [`NatsRoot::inline_limit`]: 1 MiB.
 pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
@@ -246,5 +248,33 @@ impl NatsRoot {
     /// Connects to the server: the root's ledger (see [`NatsLedger`]).
     pub fn ledger(&self) -> Result<NatsLedger, JournalError> {
         NatsLedger::connect(self)
+    }
+
+    /// The reference Journal over this root: the same lifecycle, queries,
+    /// sequences and errors as over a directory, and follow supported
+    /// (`ReplayRequest::follow(true)`: the backlog, then each entry any
+    /// process commits, validated as ingestion validates it). `start()`
+    /// connects (its error when the server cannot be reached; `RootMissing`
+    /// for a root no writer created) and reads the stream from the
+    /// beginning; `refresh()` reads what follows the last sequence held.
+    /// `journal_root()` is `nats://host:port/<name>`, the prefix of every
+    /// revision path an error names.
+    pub fn assembly(&self) -> nenjim_journal_ref::JournalAssembly {
+        self.assembly_with(nenjim_journal_ref::LoadOptions::default())
+    }
+
+    /// [`assembly`](Self::assembly), loading with `options`.
+    pub fn assembly_with(
+        &self,
+        options: nenjim_journal_ref::LoadOptions,
+    ) -> nenjim_journal_ref::JournalAssembly {
+        let source = std::sync::Arc::new(NatsSource::new(self));
+        nenjim_journal_ref::JournalAssembly::with_ledger(
+            source.root_path().to_path_buf(),
+            options,
+            source.clone(),
+            source.clone(),
+            Some(source),
+        )
     }
 }

@@ -9,13 +9,13 @@
 //! revision's bytes to the commit; that and the writer over it come next.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_store::lease::{Acquired, Lease};
-use nenjim_journal_store::ledger::{Entry, LedgerReader};
+use nenjim_journal_store::ledger::{Entry, FollowEntries, Followed, LedgerFollow, LedgerReader};
 
-use crate::{NatsLease, NatsLedger};
+use crate::{Follower, NatsLease, NatsLedger};
 
 /// A root has a ledger when its stream exists; entries are read in
 /// batches through one ordered consumer, each revision checked against
@@ -62,5 +62,95 @@ impl Lease for NatsLease {
 
     fn path(&self) -> &Path {
         NatsLease::path(self)
+    }
+}
+
+/// A NATS root can notify: its followers read the stream through ordered
+/// consumers ([`Follower`]), each entry with its revision's bytes (checked
+/// against the record), so a follow cursor parses the message it got and
+/// reads nothing else. A root whose stream does not exist yet (no writer
+/// opened it) is waited for: its first entry is followed once a writer
+/// creates it. `stop` gives the ledger's [`StopSignal`](crate::StopSignal).
+impl LedgerFollow for NatsLedger {
+    fn follow(&self, after: u64) -> Result<Box<dyn FollowEntries>, JournalError> {
+        let follower = match NatsLedger::follow(self, after) {
+            Ok(follower) => Some(follower),
+            Err(e) if e.kind() == ErrorKind::RootMissing => None,
+            Err(e) => return Err(e),
+        };
+        Ok(Box::new(Following {
+            ledger: self.clone(),
+            after,
+            follower,
+        }))
+    }
+
+    fn stop(&self) {
+        self.stop_signal().stop();
+    }
+}
+
+/// How often a follower of a root without a stream looks for it.
+const STREAM_POLL: Duration = Duration::from_millis(100);
+
+/// One follower of a NATS ledger, made once the stream exists.
+#[derive(Debug)]
+struct Following {
+    ledger: NatsLedger,
+    after: u64,
+    follower: Option<Follower>,
+}
+
+impl Following {
+    /// The follower, once the stream exists; `None` if it did not within
+    /// `deadline`.
+    fn follower(
+        &mut self,
+        deadline: Option<Instant>,
+    ) -> Result<Option<&mut Follower>, JournalError> {
+        while self.follower.is_none() {
+            if self.ledger.stop_signal().is_stopped() {
+                return Err(error::error(
+                    ErrorKind::Stopped,
+                    "found the Journal stopped, expected it running to follow the ledger",
+                )
+                .with_path(self.ledger.root().to_string()));
+            }
+            match NatsLedger::follow(&self.ledger, self.after) {
+                Ok(follower) => self.follower = Some(follower),
+                Err(e) if e.kind() == ErrorKind::RootMissing => {
+                    let pause = match deadline {
+                        Some(deadline) => {
+                            let left = deadline.saturating_duration_since(Instant::now());
+                            if left.is_zero() {
+                                return Ok(None);
+                            }
+                            left.min(STREAM_POLL)
+                        }
+                        None => STREAM_POLL,
+                    };
+                    std::thread::sleep(pause);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.follower.as_mut())
+    }
+}
+
+impl FollowEntries for Following {
+    fn next_timeout(
+        &mut self,
+        timeout: Option<Duration>,
+    ) -> Result<Option<Followed>, JournalError> {
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let Some(follower) = self.follower(deadline)? else {
+            return Ok(None);
+        };
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        Ok(follower.next_timeout(left)?.map(|message| {
+            let (entry, bytes) = message.into_parts();
+            Followed::new(entry, bytes.map(|bytes| bytes.to_vec()))
+        }))
     }
 }

@@ -4,6 +4,7 @@
 //! (never skips) when it cannot be had.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod assembly;
 mod credentials;
 mod jetstream;
 mod processes;
