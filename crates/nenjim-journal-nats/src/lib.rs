@@ -97,11 +97,13 @@
 #![deny(missing_docs)]
 
 pub mod address;
+pub mod backend;
 mod connection;
 pub mod follow;
 pub mod lease;
 pub mod ledger;
 mod seam;
+mod writer;
 
 use std::fmt;
 use std::time::Duration;
@@ -109,9 +111,11 @@ use std::time::Duration;
 use nenjim_journal_api::error::JournalError;
 
 pub use address::Credentials;
+pub use backend::NatsBackend;
 pub use follow::{Follower, StopSignal};
 pub use lease::{Acquired, Lease, NatsLease};
 pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger};
+pub use writer::NatsJournalWriter;
 
 /// The default [`NatsRoot::inline_limit`]: 1 MiB.
 pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
