@@ -8,3 +8,5 @@ mod credentials;
 mod jetstream;
 mod processes;
 mod seam;
+mod writer;
+mod writer_processes;
