@@ -10,3 +10,4 @@ mod processes;
 mod seam;
 mod writer;
 mod writer_processes;
+mod writer_signed;
