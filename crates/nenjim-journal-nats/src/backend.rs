@@ -248,11 +248,12 @@ impl NatsBackend {
                 Err(e) => {
                     let missing = conn.block_on(conn.js.get_stream(format!("KV_{bucket}")));
                     return match missing {
-                        Err(m) if matches!(
-                            m.kind(),
-                            async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
-                                if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
-                        ) =>
+                        Err(m)
+                            if matches!(
+                                m.kind(),
+                                async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
+                                    if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
+                            ) =>
                         {
                             Ok(None)
                         }
@@ -271,9 +272,7 @@ impl NatsBackend {
             return Ok(None);
         };
         let conn = self.ledger.conn();
-        let entry = conn
-            .block_on(store.entry(key))
-            .map_err(io::Error::other)?;
+        let entry = conn.block_on(store.entry(key)).map_err(io::Error::other)?;
         Ok(entry
             .filter(|e| e.operation == kv::Operation::Put)
             .map(|e| (e.value, e.revision)))

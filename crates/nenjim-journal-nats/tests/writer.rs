@@ -29,9 +29,8 @@ pub(crate) fn text(
     previous: Option<&str>,
     releases: &[(&str, ContentPointer)],
 ) -> String {
-    let mut text = format!(
-        "FORMAT nenjim-journal/1\nARTIFACT {coordinate}\nJOURNAL_VERSION {version}\n"
-    );
+    let mut text =
+        format!("FORMAT nenjim-journal/1\nARTIFACT {coordinate}\nJOURNAL_VERSION {version}\n");
     match previous {
         None => text.push_str("PREDECESSOR GENESIS\n"),
         Some(p) => text.push_str(&format!("PREDECESSOR {}\n", RevisionDigest::of_text(p))),
@@ -91,7 +90,10 @@ fn a_nats_root_takes_the_appends_of_a_directory_with_the_same_sequences_and_worl
 
     let first = b"left-pad 1.0.0".as_slice();
     let second = b"left-pad 1.1.0, a little longer".as_slice();
-    let (p1, p2) = (on_dir.put_blob(first).unwrap(), on_dir.put_blob(second).unwrap());
+    let (p1, p2) = (
+        on_dir.put_blob(first).unwrap(),
+        on_dir.put_blob(second).unwrap(),
+    );
     assert_eq!(on_nats.put_blob(first).unwrap(), p1);
     assert_eq!(on_nats.put_blob(second).unwrap(), p2);
     // A blob put twice is the same pointer (idempotent).
@@ -99,7 +101,12 @@ fn a_nats_root_takes_the_appends_of_a_directory_with_the_same_sequences_and_worl
 
     let g = text("left-pad", &ts(1), None, &[("1.0.0", p1)]);
     let r = bare_genesis("right-pad", &ts(2));
-    let s = text("left-pad", &ts(3), Some(&g), &[("1.0.0", p1), ("1.1.0", p2)]);
+    let s = text(
+        "left-pad",
+        &ts(3),
+        Some(&g),
+        &[("1.0.0", p1), ("1.1.0", p2)],
+    );
     let a = bare_genesis("a-lib", &ts(4));
     let b = bare_genesis("b-lib", &ts(5));
 
@@ -107,7 +114,10 @@ fn a_nats_root_takes_the_appends_of_a_directory_with_the_same_sequences_and_worl
     for t in [&g, &r, &g] {
         let d = on_dir.append(t).unwrap();
         let n = on_nats.append(t).unwrap();
-        steps.push((vec![(d.sequence(), d.is_new())], vec![(n.sequence(), n.is_new())]));
+        steps.push((
+            vec![(d.sequence(), d.is_new())],
+            vec![(n.sequence(), n.is_new())],
+        ));
     }
     // Two fences, as a copy keeps a source's gaps.
     on_dir.fence_to(on_dir.tip() + 2).unwrap();
@@ -115,19 +125,27 @@ fn a_nats_root_takes_the_appends_of_a_directory_with_the_same_sequences_and_worl
     assert_eq!((on_dir.tip(), on_nats.tip()), (4, 4));
     let d = on_dir.append(&s).unwrap();
     let n = on_nats.append(&s).unwrap();
-    steps.push((vec![(d.sequence(), d.is_new())], vec![(n.sequence(), n.is_new())]));
+    steps.push((
+        vec![(d.sequence(), d.is_new())],
+        vec![(n.sequence(), n.is_new())],
+    ));
     let batch = [a.as_str(), r.as_str(), b.as_str()];
     let d = on_dir.append_batch(&batch).unwrap();
     let n = on_nats.append_batch(&batch).unwrap();
     let pairs = |v: &[nenjim_journal_api::append::Appended]| {
-        v.iter().map(|x| (x.sequence(), x.is_new())).collect::<Vec<_>>()
+        v.iter()
+            .map(|x| (x.sequence(), x.is_new()))
+            .collect::<Vec<_>>()
     };
     steps.push((pairs(&d), pairs(&n)));
     for (d, n) in &steps {
         assert_eq!(d, n);
     }
     assert_eq!(
-        steps.iter().flat_map(|(d, _)| d.clone()).collect::<Vec<_>>(),
+        steps
+            .iter()
+            .flat_map(|(d, _)| d.clone())
+            .collect::<Vec<_>>(),
         [
             (1, true),
             (2, true),
@@ -172,7 +190,8 @@ fn a_reader_loads_and_refreshes_a_nats_root_through_the_backend() {
 
     let mut w = writer(&nats);
     for k in 1..=3 {
-        w.append(&bare_genesis(&format!("lib-{k}"), &ts(k))).unwrap();
+        w.append(&bare_genesis(&format!("lib-{k}"), &ts(k)))
+            .unwrap();
     }
     let (state, tip) = nenjim_journal_fs::load_recorded(&*reader, &*reader, &path)
         .unwrap()
@@ -439,7 +458,10 @@ fn a_revision_over_the_inline_limit_round_trips_through_its_blob() {
     assert_eq!(entry.revision(), Some(large.as_bytes()));
     let raw = super::writer_processes::raw_message(&server, "large", 2);
     assert!(raw.0.iter().any(|(k, v)| k == "Nenjim-Blob"
-        && v == &format!("revisions/sha256/{}", RevisionDigest::of_text(&large).to_hex())));
+        && v == &format!(
+            "revisions/sha256/{}",
+            RevisionDigest::of_text(&large).to_hex()
+        )));
     assert!(raw.1.is_empty());
     let (state, _) = loaded(&nats);
     let revision = state.latest(&"large".parse().unwrap()).unwrap();
@@ -533,7 +555,9 @@ fn the_server_stopped_under_a_writer_leaves_nothing_half_committed() {
     // The takeover fenced sequence 2; the append is the third entry.
     assert_eq!(next.tip(), 2);
     assert_eq!(
-        next.append(&bare_genesis("lost", &ts(2))).unwrap().sequence(),
+        next.append(&bare_genesis("lost", &ts(2)))
+            .unwrap()
+            .sequence(),
         3
     );
     next.close().unwrap();

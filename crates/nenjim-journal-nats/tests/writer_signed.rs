@@ -40,9 +40,7 @@ fn a_signed_nats_root_keeps_a_checkpoint_of_every_commit_and_refuses_a_writer_wi
     let server = NatsServer::start();
     let nats = root(&server, "signed");
     let (key, verifier) = nenjim_journal_testkit::signed::key("nats-test", 7);
-    let mut w = nats
-        .writer(WriterOptions::new().signing_key(&key))
-        .unwrap();
+    let mut w = nats.writer(WriterOptions::new().signing_key(&key)).unwrap();
     w.append(&bare_genesis("one", &ts(1))).unwrap();
     w.append_batch(&[&bare_genesis("two", &ts(2)), &bare_genesis("three", &ts(3))])
         .unwrap();
@@ -55,9 +53,7 @@ fn a_signed_nats_root_keeps_a_checkpoint_of_every_commit_and_refuses_a_writer_wi
     assert_eq!(e.kind(), ErrorKind::CheckpointInvalid, "{e}");
     assert_eq!(nats.ledger().unwrap().tip().unwrap(), 3);
     // With it again: the checkpoint follows every commit.
-    let mut w = nats
-        .writer(WriterOptions::new().signing_key(&key))
-        .unwrap();
+    let mut w = nats.writer(WriterOptions::new().signing_key(&key)).unwrap();
     w.append(&bare_genesis("four", &ts(4))).unwrap();
     w.close().unwrap();
     assert_eq!(checked(&reader, &verifier), 4);
@@ -96,8 +92,14 @@ fn a_recorded_revision_that_does_not_parse_is_its_parse_error_at_its_path() {
     let path = std::path::PathBuf::from(&expected);
     assert_eq!(reader.read_after(0, 10).unwrap().len(), 1);
     for _ in 0..2 {
-        assert_eq!(FileSystem::read(&*reader, &path, 1 << 20).unwrap(), bad.as_bytes());
-        assert_eq!(FileSystem::metadata(&*reader, &path).unwrap().len(), bad.len() as u64);
+        assert_eq!(
+            FileSystem::read(&*reader, &path, 1 << 20).unwrap(),
+            bad.as_bytes()
+        );
+        assert_eq!(
+            FileSystem::metadata(&*reader, &path).unwrap().len(),
+            bad.len() as u64
+        );
     }
     let e = FileSystem::read(&*reader, &path, 3).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
