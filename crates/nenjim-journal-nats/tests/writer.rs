@@ -110,7 +110,9 @@ fn a_nats_root_takes_the_appends_of_a_directory_with_the_same_sequences_and_worl
     let a = bare_genesis("a-lib", &ts(4));
     let b = bare_genesis("b-lib", &ts(5));
 
-    let mut steps: Vec<(Vec<(u64, bool)>, Vec<(u64, bool)>)> = Vec::new();
+    // Each step's (sequence, is new) on the directory and on NATS.
+    type Outcomes = Vec<(u64, bool)>;
+    let mut steps: Vec<(Outcomes, Outcomes)> = Vec::new();
     for t in [&g, &r, &g] {
         let d = on_dir.append(t).unwrap();
         let n = on_nats.append(t).unwrap();
