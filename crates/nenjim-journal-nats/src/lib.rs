@@ -4,17 +4,27 @@
 //!
 //! # Status
 //!
-//! This is the groundwork of NATS roots: the JetStream layer of the
-//! storage seam's ledger and lease (read the entries after a sequence in
-//! batches, commit the next entry at an expected tip, acquire / renew /
-//! release / fence the lease) and the live follower. [`NatsLedger`]
-//! implements the seam's `LedgerReader` and [`NatsLease`] its `Lease`; the
-//! seam's `Ledger` (a commit whose revision the writer put first through a
-//! `Store`) needs a NATS `Store` that hands the revision to the commit, and
-//! is not implemented yet. The reference Journal over a NATS root
-//! (`NatsRoot::assembly`), its writer (`NatsRoot::writer`,
-//! `NatsJournalWriter`) and following through the cursors are built on
-//! these; none of them exists yet.
+//! The storage seam over JetStream, and the root's writer on it:
+//!
+//! - [`NatsLedger`] reads the entries after a sequence in batches, commits
+//!   the next entry at an expected tip, keeps large revisions and content
+//!   blobs in the blob bucket, and follows the stream ([`Follower`]); it
+//!   implements the seam's `LedgerReader`, and [`NatsLease`] its `Lease`;
+//! - [`NatsBackend`] ([`backend`]) is at once the seam's `Store` and its
+//!   `Ledger` over one `NatsLedger`: the writer's revision file, put
+//!   first, is staged and committed inside its record; a reader's
+//!   `read_after` keeps each revision for the loader's read of its path.
+//!   So `nenjim_journal_fs::load_recorded(&*backend, &*backend,
+//!   backend.root_path())` and `refresh_recorded` load and refresh a NATS
+//!   root with the seam's loader;
+//! - [`NatsRoot::writer`] is the seam's writer (`FsJournalWriter::open_with`)
+//!   over a backend and a lease: [`NatsJournalWriter`], with the root's
+//!   blob bucket as its content store unless the options name one, and a
+//!   signed root's checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
+//!
+//! The reference Journal over a NATS root (`NatsRoot::assembly`),
+//! following through its cursors, and the command's `nats://` roots are
+//! built on these; none of them exists yet.
 //!
 //! # A root on a server
 //!
@@ -28,6 +38,7 @@
 //! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
 //! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
 //! | the content store ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
+//! | a signed root's checkpoint and tiles (format section 10) | the keys `checkpoint`, `tile/…` of the key-value bucket `NENJIM_<name>_tlog` (see [`backend`]) |
 //!
 //! # The ledger: one message per entry, sequences 1:1
 //!
@@ -97,12 +108,14 @@
 #![deny(missing_docs)]
 
 pub mod address;
+pub mod backend;
 mod connection;
 pub mod follow;
 pub mod lease;
 pub mod ledger;
 pub mod reading;
 mod seam;
+mod writer;
 
 use std::fmt;
 use std::time::Duration;
@@ -110,10 +123,12 @@ use std::time::Duration;
 use nenjim_journal_api::error::JournalError;
 
 pub use address::Credentials;
+pub use backend::NatsBackend;
 pub use follow::{Follower, StopSignal};
 pub use lease::{Acquired, Lease, NatsLease};
 pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger};
 pub use reading::NatsSource;
+pub use writer::NatsJournalWriter;
 
 /// The default [`NatsRoot::inline_limit`]: 1 MiB.
 pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;

@@ -3,10 +3,10 @@
 //! method of the same name.
 //!
 //! The seam's [`Ledger`](nenjim_journal_store::ledger::Ledger) (commit a
-//! record whose revision file the writer put through its `Store` first) is
-//! not implemented yet: on NATS a revision travels inside its commit
-//! ([`NatsLedger::commit_at`]), so it needs a NATS `Store` that hands the
-//! revision's bytes to the commit; that and the writer over it come next.
+//! record whose revision file the writer put through its `Store` first)
+//! is [`NatsBackend`](crate::NatsBackend)'s: on NATS a revision travels
+//! inside its commit ([`NatsLedger::commit_at`]), so the store and the
+//! ledger are one object there (see [`crate::backend`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

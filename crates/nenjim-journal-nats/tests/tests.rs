@@ -9,3 +9,6 @@ mod credentials;
 mod jetstream;
 mod processes;
 mod seam;
+mod writer;
+mod writer_processes;
+mod writer_signed;

@@ -109,6 +109,15 @@ impl WriterOptions {
 }
 
 impl WriterOptions {
+    /// The content store's directory, if one is configured
+    /// ([`content_store`](Self::content_store),
+    /// [`content_store_in`](Self::content_store_in)): a backend that has a
+    /// content store of its own (a NATS root's blob bucket) uses it when
+    /// none is.
+    pub fn content_store_dir(&self) -> Option<&Path> {
+        self.content_store.as_deref()
+    }
+
     /// Where the content store lives.
     pub(crate) fn content_fs(&self) -> &dyn Store {
         match &self.content_store_on {

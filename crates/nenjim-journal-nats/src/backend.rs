@@ -1,0 +1,639 @@
+//! A NATS root as the storage seam sees a directory: one [`NatsBackend`]
+//! is the root's [`Store`](nenjim_journal_store::Store) (a
+//! [`FileSystem`] and a [`BlobStore`]) and its
+//! [`Ledger`] (and [`LedgerReader`]), over one [`NatsLedger`], so that the
+//! writer (`FsJournalWriter::open_with`) and the loader
+//! (`nenjim_journal_fs::load_recorded`, `refresh_recorded`) work on a NATS
+//! root unchanged.
+//!
+//! The root's path is its address, `nats://host:port/<name>`
+//! ([`NatsBackend::root_path`]), so that every path an error names is of
+//! the root: `nats://…/<coordinate>/<version>.journal`,
+//! `nats://…/blobs/sha256/<hex>`, `nats://…/ledger/<sequence>`.
+//!
+//! # Revision files travel inside their commit
+//!
+//! A NATS root keeps no revision file outside its ledger: a revision's
+//! bytes are in its ledger message (or in the blob the message points
+//! at). So the two sides of the seam meet here:
+//!
+//! - **writing**: the writer puts a revision file
+//!   (`put_if_absent(<root>/<coordinate>/<version>.journal, bytes)`)
+//!   before it commits its record. The backend keeps those bytes in memory
+//!   (*staged*, nothing is sent), and [`Ledger::commit`] of that record
+//!   takes them and commits record and bytes in one publish
+//!   ([`NatsLedger::commit_at`]: inline, or as a blob first above the
+//!   inline limit). A revision file "exists" only once its record is
+//!   committed; a put of a staged path replaces what was staged (the same
+//!   append retried). A commit takes the staged bytes of its records
+//!   whatever its outcome ([`Ledger::commit_batch`] those of every record
+//!   it was given), so nothing staged outlives the append that staged it.
+//! - **reading**: [`LedgerReader::read_after`] reads each entry with its
+//!   revision's bytes (checked against the record's size and SHA-256) and
+//!   keeps them by revision path, so that the loader's
+//!   [`FileSystem::read_recorded`] (or [`read`](FileSystem::read)) of that
+//!   path returns them. A read takes them out (memory does not grow with
+//!   the reads); a path read again (the loader re-reads a revision that did
+//!   not parse, to tell a changed file from a recorded one) is fetched again
+//!   by its entry's sequence, which the backend remembers for every path it
+//!   read ([`NatsLedger::read_entry`]).
+//!
+//! # The rest of the root
+//!
+//! - `metadata(<root>)` is a directory and `read_dir(<root>)` is empty: a
+//!   NATS root has no files outside its ledger. A root whose stream does
+//!   not exist is a root without a ledger ([`LedgerReader::exists`] is
+//!   false), so it loads as an empty root; [`Ledger::create`] (of no
+//!   entries) creates its stream and buckets.
+//! - `<root>/blobs/sha256/<hex>` is the object `blobs/sha256/<hex>` of the
+//!   root's blob bucket: with `WriterOptions::content_store_in(backend,
+//!   root_path)` the root's own bucket is the writer's content store
+//!   (`put_by_digest` holds a blob in memory to hash it before the put).
+//! - `<root>/.ledger/tlog/<path>` (a signed root's checkpoint and tiles,
+//!   format section 10) is the key `<path>` of the key-value bucket
+//!   `NENJIM_<name>_tlog`: a create is a KV create, a replacement a KV
+//!   update at the revision read (the version), so the checkpoint is a
+//!   compare-and-set as on a directory.
+//! - Anything else is absent to a reader and refused (`Unsupported`) to a
+//!   writer: a ledger entry file, a segment, a lease file have no place on
+//!   a NATS root (its ledger is the stream, its lease [`crate::NatsLease`]).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_nats::jetstream::kv;
+use async_nats::jetstream::stream::StorageType;
+use bytes::Bytes;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, RevisionDigest};
+use nenjim_journal_store::ledger::{
+    self as seam, BatchCommit, Entry, Ledger, LedgerReader, Record, RevisionPointer,
+};
+use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
+
+use crate::ledger::{CONTENT_KEY_PREFIX, CommitError, NatsLedger};
+use crate::{NatsLease, NatsRoot};
+
+/// The prefix of a content blob's path under the root: `blobs/sha256/`.
+const CONTENT_DIR: &str = "blobs/sha256";
+/// The prefix of the transparency log's paths under the root.
+const TLOG_DIR: &str = ".ledger/tlog/";
+
+/// A NATS root as a seam `Store` and `Ledger` (see the [module docs](self)).
+/// Share it as an `Arc<NatsBackend>`: every call blocks on the ledger's
+/// runtime, from plain threads.
+#[derive(Debug)]
+pub struct NatsBackend {
+    ledger: NatsLedger,
+    root: PathBuf,
+    /// Revision bytes put by the writer, waiting for their commit, by
+    /// path under the root (`<coordinate>/<version>.journal`).
+    staged: Mutex<HashMap<String, Bytes>>,
+    /// Revision bytes read with their entries, waiting for the loader.
+    read: Mutex<HashMap<String, Bytes>>,
+    /// The sequence of every revision path read (to fetch it again).
+    sequences: Mutex<HashMap<String, u64>>,
+    /// The transparency log's key-value bucket, once opened.
+    tlog: Mutex<Option<kv::Store>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a path under a NATS root names.
+enum Place {
+    /// The root itself.
+    Root,
+    /// A revision file: `<coordinate>/<version>.journal`.
+    Revision(String),
+    /// A content blob: its object key, `blobs/sha256/<hex>`.
+    Blob(String),
+    /// A file of the transparency log: its key in the tlog bucket.
+    Tlog(String),
+    /// Anything else.
+    Other,
+}
+
+impl NatsBackend {
+    /// Connects to `root`'s server (see [`NatsLedger::connect`]).
+    pub fn connect(root: &NatsRoot) -> Result<Arc<NatsBackend>, JournalError> {
+        NatsLedger::connect(root).map(NatsBackend::new)
+    }
+
+    /// The backend over `ledger`.
+    pub fn new(ledger: NatsLedger) -> Arc<NatsBackend> {
+        let root = PathBuf::from(ledger.root().to_string());
+        Arc::new(NatsBackend {
+            ledger,
+            root,
+            staged: Mutex::new(HashMap::new()),
+            read: Mutex::new(HashMap::new()),
+            sequences: Mutex::new(HashMap::new()),
+            tlog: Mutex::new(None),
+        })
+    }
+
+    /// The root's path for the seam: `nats://host:port/<name>`.
+    pub fn root_path(&self) -> &Path {
+        &self.root
+    }
+
+    /// The ledger this backend is over (to follow it, to read its tip).
+    pub fn ledger(&self) -> &NatsLedger {
+        &self.ledger
+    }
+
+    /// The root's lease (its bucket must exist: [`Ledger::create`] makes it).
+    pub fn lease(&self) -> Result<NatsLease, JournalError> {
+        self.ledger.lease()
+    }
+
+    /// The `/`-joined path of `path` under the root, if it is under it.
+    fn relative(&self, path: &Path) -> Option<String> {
+        let rest = path.strip_prefix(&self.root).ok()?;
+        let mut parts = Vec::new();
+        for component in rest.components() {
+            match component {
+                Component::Normal(part) => parts.push(part.to_str()?),
+                _ => return None,
+            }
+        }
+        Some(parts.join("/"))
+    }
+
+    fn place(&self, path: &Path) -> Place {
+        let Some(relative) = self.relative(path) else {
+            return Place::Other;
+        };
+        if relative.is_empty() {
+            return Place::Root;
+        }
+        if let Some(key) = relative.strip_prefix(TLOG_DIR) {
+            return Place::Tlog(key.to_owned());
+        }
+        let parts: Vec<&str> = relative.split('/').collect();
+        match parts[..] {
+            ["blobs", "sha256", hex] if hex.len() == 64 => Place::Blob(relative.clone()),
+            [coordinate, file]
+                if !coordinate.starts_with('.')
+                    && file.ends_with(seam::REVISION_SUFFIX)
+                    && !file.starts_with('.') =>
+            {
+                Place::Revision(relative.clone())
+            }
+            _ => Place::Other,
+        }
+    }
+
+    /// The key of the revision file `pointer` points at.
+    fn revision_key(pointer: &RevisionPointer) -> String {
+        format!(
+            "{}/{}{}",
+            pointer.coordinate().as_str(),
+            pointer.version(),
+            seam::REVISION_SUFFIX
+        )
+    }
+
+    /// The bytes of the revision file `key`: kept from a read (taken out),
+    /// else fetched again by the sequence it was read at.
+    fn revision_bytes(&self, key: &str) -> io::Result<Bytes> {
+        if let Some(bytes) = lock(&self.read).remove(key) {
+            return Ok(bytes);
+        }
+        let sequence = lock(&self.sequences).get(key).copied();
+        let Some(sequence) = sequence else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no ledger entry read records this revision file",
+            ));
+        };
+        let (_, revision) = self
+            .ledger
+            .read_entry(sequence)
+            .map_err(io::Error::other)?
+            .into_parts();
+        revision.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("ledger entry {sequence} records no revision"),
+            )
+        })
+    }
+
+    /// The tlog bucket (created if `create`); `None` when it does not exist.
+    fn tlog(&self, create: bool) -> io::Result<Option<kv::Store>> {
+        if let Some(store) = lock(&self.tlog).as_ref() {
+            return Ok(Some(store.clone()));
+        }
+        let conn = self.ledger.conn();
+        let bucket = self.ledger.names().tlog_bucket.clone();
+        let store = if create {
+            let config = kv::Config {
+                bucket: bucket.clone(),
+                history: 1,
+                storage: StorageType::File,
+                description: format!("the transparency log of {}", conn.address),
+                ..Default::default()
+            };
+            conn.block_on(conn.js.create_key_value(config))
+                .map_err(io::Error::other)?
+        } else {
+            match conn.block_on(conn.js.get_key_value(bucket.clone())) {
+                Ok(store) => store,
+                Err(e) => {
+                    let missing = conn.block_on(conn.js.get_stream(format!("KV_{bucket}")));
+                    return match missing {
+                        Err(m)
+                            if matches!(
+                                m.kind(),
+                                async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
+                                    if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
+                            ) =>
+                        {
+                            Ok(None)
+                        }
+                        _ => Err(io::Error::other(e)),
+                    };
+                }
+            }
+        };
+        *lock(&self.tlog) = Some(store.clone());
+        Ok(Some(store))
+    }
+
+    /// The value of `key` of the tlog bucket and its revision.
+    fn tlog_get(&self, key: &str) -> io::Result<Option<(Bytes, u64)>> {
+        let Some(store) = self.tlog(false)? else {
+            return Ok(None);
+        };
+        let conn = self.ledger.conn();
+        let entry = conn.block_on(store.entry(key)).map_err(io::Error::other)?;
+        Ok(entry
+            .filter(|e| e.operation == kv::Operation::Put)
+            .map(|e| (e.value, e.revision)))
+    }
+
+    /// Commits `record` after `tip` with its staged bytes (taken out).
+    fn commit_record(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
+        let staged = match &record {
+            Record::Revision(pointer) => {
+                let key = NatsBackend::revision_key(pointer);
+                match lock(&self.staged).remove(&key) {
+                    Some(bytes) => Some(bytes),
+                    None => {
+                        return Err(seam::CommitError::Failed(
+                            error::error(
+                                ErrorKind::Io,
+                                "found no revision file put for this record, expected the writer to put it before the commit; nothing was committed",
+                            )
+                            .with_path(self.root.join(&key)),
+                        ));
+                    }
+                }
+            }
+            _ => None,
+        };
+        match self.ledger.commit_at(tip, record, staged.as_deref()) {
+            Ok(entry) => Ok(entry),
+            Err(CommitError::TipMoved { found, .. }) => Err(seam::CommitError::TipMoved { found }),
+            Err(CommitError::Failed(e)) => Err(seam::CommitError::Failed(e)),
+        }
+    }
+}
+
+fn unsupported(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "a NATS root keeps no {what} at {} (its ledger is the stream, its lease a key-value bucket)",
+            path.display()
+        ),
+    )
+}
+
+fn not_found() -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, "no such file on this NATS root")
+}
+
+impl FileSystem for NatsBackend {
+    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        match self.place(path) {
+            Place::Root => Ok(EntryMetadata::new(EntryKind::Directory, 0)),
+            Place::Revision(key) => {
+                let kept = lock(&self.read).get(&key).map(Bytes::len);
+                match kept {
+                    Some(len) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
+                    None if lock(&self.sequences).contains_key(&key) => {
+                        let len = self.revision_bytes(&key)?.len();
+                        Ok(EntryMetadata::new(EntryKind::File, len as u64))
+                    }
+                    None => Err(not_found()),
+                }
+            }
+            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
+                Some(size) => Ok(EntryMetadata::new(EntryKind::File, size)),
+                None => Err(not_found()),
+            },
+            Place::Tlog(key) => match self.tlog_get(&key)? {
+                Some((value, _)) => Ok(EntryMetadata::new(EntryKind::File, value.len() as u64)),
+                None => Err(not_found()),
+            },
+            Place::Other => Err(not_found()),
+        }
+    }
+
+    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        self.metadata(path)
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
+        match self.place(path) {
+            Place::Root => Ok(Vec::new()),
+            _ => Err(not_found()),
+        }
+    }
+
+    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        let bytes = match self.place(path) {
+            Place::Revision(key) => self.revision_bytes(&key)?,
+            Place::Tlog(key) => self.tlog_get(&key)?.ok_or_else(not_found)?.0,
+            Place::Blob(key) => {
+                let mut reader = self
+                    .ledger
+                    .open_blob(&key)
+                    .map_err(io::Error::other)?
+                    .ok_or_else(not_found)?;
+                let mut bytes = Vec::new();
+                (&mut reader)
+                    .take(limit.saturating_add(1))
+                    .read_to_end(&mut bytes)?;
+                Bytes::from(bytes)
+            }
+            Place::Root => {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "the root is a directory",
+                ));
+            }
+            Place::Other => return Err(not_found()),
+        };
+        if bytes.len() as u64 > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("the file holds {} bytes", bytes.len()),
+            ));
+        }
+        Ok(bytes.to_vec())
+    }
+
+    fn read_recorded(
+        &self,
+        path: &Path,
+        limit: u64,
+        digest: &RevisionDigest,
+    ) -> io::Result<Vec<u8>> {
+        // The bytes were checked against their record's digest when read.
+        let _ = digest;
+        self.read(path, limit)
+    }
+}
+
+impl BlobStore for NatsBackend {
+    fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
+        match self.place(path) {
+            Place::Tlog(key) => match self.tlog_get(&key)? {
+                Some((value, _)) if value.len() as u64 > limit => Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!("the file holds {} bytes", value.len()),
+                )),
+                Some((value, revision)) => {
+                    Ok(Some((value.to_vec(), Version::new(revision.to_string()))))
+                }
+                None => Ok(None),
+            },
+            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
+                Some(_) => {
+                    let bytes = FileSystem::read(self, path, limit)?;
+                    let version = Version::new(ContentDigest::of_bytes(&bytes).to_hex());
+                    Ok(Some((bytes, version)))
+                }
+                None => Ok(None),
+            },
+            // Nothing else is a file of a NATS root (a revision file is in
+            // its ledger entry, read through the ledger).
+            _ => Ok(None),
+        }
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let _ = dir;
+        Ok(Vec::new())
+    }
+
+    fn put_if_absent(&self, path: &Path, bytes: &[u8]) -> io::Result<Created> {
+        match self.place(path) {
+            Place::Revision(key) => {
+                lock(&self.staged).insert(key, Bytes::copy_from_slice(bytes));
+                Ok(Created::New)
+            }
+            Place::Blob(key) => {
+                match self
+                    .ledger
+                    .put_blob_if_absent(&key, bytes)
+                    .map_err(io::Error::other)?
+                {
+                    true => Ok(Created::New),
+                    false => Ok(Created::Exists),
+                }
+            }
+            Place::Tlog(key) => {
+                let store = self.tlog(true)?.ok_or_else(not_found)?;
+                let conn = self.ledger.conn();
+                match conn.block_on(store.create(&key, Bytes::copy_from_slice(bytes))) {
+                    Ok(_) => Ok(Created::New),
+                    Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(Created::Exists),
+                    Err(e) => Err(io::Error::other(e)),
+                }
+            }
+            Place::Root | Place::Other => Err(unsupported(path, "such file")),
+        }
+    }
+
+    fn put_by_digest(
+        &self,
+        dir: &Path,
+        reader: &mut dyn Read,
+    ) -> io::Result<(Created, ContentPointer)> {
+        if self.relative(dir).as_deref() != Some(CONTENT_DIR) {
+            return Err(unsupported(dir, "content store but its own"));
+        }
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes)?;
+        let pointer = ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64);
+        let key = format!("{CONTENT_KEY_PREFIX}{}", pointer.digest().to_hex());
+        let created = self
+            .ledger
+            .put_blob_if_absent(&key, &bytes)
+            .map_err(io::Error::other)?;
+        Ok((
+            if created {
+                Created::New
+            } else {
+                Created::Exists
+            },
+            pointer,
+        ))
+    }
+
+    fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
+        let _ = record;
+        Err(unsupported(path, "ledger entry file"))
+    }
+
+    fn replace_if_unchanged(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> io::Result<Option<Version>> {
+        let Place::Tlog(key) = self.place(path) else {
+            return Err(unsupported(path, "replaceable file"));
+        };
+        let store = self.tlog(true)?.ok_or_else(not_found)?;
+        let conn = self.ledger.conn();
+        let value = Bytes::copy_from_slice(bytes);
+        match expected {
+            None => match conn.block_on(store.create(&key, value)) {
+                Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
+                Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(None),
+                Err(e) => Err(io::Error::other(e)),
+            },
+            Some(version) => {
+                let Ok(revision) = version.as_str().parse::<u64>() else {
+                    return Ok(None);
+                };
+                match conn.block_on(store.update(&key, value, revision)) {
+                    Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
+                    Err(e) if e.kind() == kv::UpdateErrorKind::WrongLastRevision => Ok(None),
+                    Err(e) => Err(io::Error::other(e)),
+                }
+            }
+        }
+    }
+
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
+        match self.place(path) {
+            Place::Blob(key) => match self.ledger.open_blob(&key).map_err(io::Error::other)? {
+                Some(reader) => Ok(Box::new(reader)),
+                None => Err(not_found()),
+            },
+            Place::Revision(key) => {
+                let staged = lock(&self.staged).get(&key).cloned();
+                match staged {
+                    Some(bytes) => Ok(Box::new(io::Cursor::new(bytes))),
+                    None => Ok(Box::new(io::Cursor::new(self.revision_bytes(&key)?))),
+                }
+            }
+            Place::Tlog(key) => {
+                let (value, _) = self.tlog_get(&key)?.ok_or_else(not_found)?;
+                Ok(Box::new(io::Cursor::new(value)))
+            }
+            Place::Root | Place::Other => Err(not_found()),
+        }
+    }
+
+    fn remove_all(&self, dir: &Path) -> io::Result<()> {
+        Err(unsupported(dir, "removable directory"))
+    }
+
+    fn location(&self) -> String {
+        self.root.to_string_lossy().into_owned()
+    }
+}
+
+/// The stream itself: its entries, with each revision's bytes kept for the
+/// loader's read of its path (see the [module docs](self)).
+impl LedgerReader for NatsBackend {
+    fn exists(&self) -> Result<bool, JournalError> {
+        self.ledger.exists()
+    }
+
+    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
+        let messages = self.ledger.read_after(after, max)?;
+        let mut entries = Vec::with_capacity(messages.len());
+        let mut read = lock(&self.read);
+        let mut sequences = lock(&self.sequences);
+        for message in messages {
+            let (entry, revision) = message.into_parts();
+            if let (Some(pointer), Some(bytes)) = (entry.revision(), revision) {
+                let key = NatsBackend::revision_key(pointer);
+                sequences.insert(key.clone(), entry.sequence());
+                read.insert(key, bytes);
+            }
+            entries.push(entry);
+        }
+        Ok(entries)
+    }
+
+    fn entry_path(&self, sequence: u64) -> PathBuf {
+        self.ledger.entry_path(sequence)
+    }
+}
+
+/// Commits through [`NatsLedger::commit_at`], each revision with the bytes
+/// the writer put for it.
+impl Ledger for NatsBackend {
+    fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
+        if let Some(first) = entries.first() {
+            return Err(error::error(
+                ErrorKind::Usage,
+                format!(
+                    "found {} revisions to record from files of a NATS root (the first `{first}`), expected none: a NATS root keeps no files outside its ledger",
+                    entries.len()
+                ),
+            )
+            .with_path(&self.root));
+        }
+        self.ledger.create()
+    }
+
+    fn commit(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
+        self.commit_record(tip, record)
+    }
+
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        let keys: Vec<String> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Revision(pointer) => Some(NatsBackend::revision_key(pointer)),
+                _ => None,
+            })
+            .collect();
+        let mut entries = Vec::with_capacity(records.len());
+        let mut tip = tip;
+        let mut stopped = None;
+        for record in records {
+            match self.commit_record(tip, record) {
+                Ok(entry) => {
+                    tip = entry.sequence();
+                    entries.push(entry);
+                }
+                Err(e) => {
+                    stopped = Some(e);
+                    break;
+                }
+            }
+        }
+        // The records not reached keep nothing staged.
+        let mut staged = lock(&self.staged);
+        for key in &keys {
+            staged.remove(key);
+        }
+        BatchCommit { entries, stopped }
+    }
+}

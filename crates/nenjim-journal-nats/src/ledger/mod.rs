@@ -1,0 +1,404 @@
+//! The ledger of a NATS root: one JetStream stream, one message per entry
+//! (see the [crate docs](crate) for the layout).
+//!
+//! One job a file: this one holds the handle (its connection, names and
+//! buckets) and the checks the others share; `read.rs` reads the stream
+//! (batches, single entries, the decoding and checking of a message),
+//! `commit.rs` commits at an expected tip (and settles a resent publish),
+//! `blobs.rs` keeps the blob bucket (revisions over the inline limit and
+//! the root's content store).
+
+mod blobs;
+mod commit;
+mod read;
+
+pub use commit::CommitError;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::pull::Ordered;
+use async_nats::jetstream::object_store::ObjectStore;
+use async_nats::jetstream::stream::{Config, DiscardPolicy, StorageType, Stream};
+use bytes::Bytes;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_store::ledger::{Entry, RevisionPointer};
+use sha2::{Digest as _, Sha256};
+
+use crate::NatsRoot;
+use crate::connection::Connection;
+use crate::follow::StopSignal;
+use crate::lease::NatsLease;
+
+/// The header holding an entry's record line.
+pub const RECORD_HEADER: &str = "Nenjim-Record";
+/// The header naming the object of a revision kept in the blob bucket.
+pub const BLOB_HEADER: &str = "Nenjim-Blob";
+/// The prefix of a revision's object key in the blob bucket; the key is
+/// `revisions/sha256/<hex>`.
+pub const REVISION_KEY_PREFIX: &str = "revisions/sha256/";
+/// The prefix of a content blob's key in the blob bucket (the content
+/// store of a NATS root); the key is `blobs/sha256/<hex>`, as a directory
+/// content store's path.
+pub const CONTENT_KEY_PREFIX: &str = "blobs/sha256/";
+/// How many times a publish whose answer was lost is sent again (with the
+/// same `Nats-Msg-Id`, so the server stores it at most once).
+const PUBLISH_ATTEMPTS: usize = 3;
+
+/// The JetStream names of one root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Names {
+    /// The stream: `NENJIM_<name>`.
+    pub stream: String,
+    /// Its one subject: `nenjim.<name>.ledger`.
+    pub subject: String,
+    /// The lease's key-value bucket: `NENJIM_<name>_lease`.
+    pub lease_bucket: String,
+    /// The object-store bucket of large revisions (and blobs): `NENJIM_<name>_blobs`.
+    pub blob_bucket: String,
+    /// The key-value bucket of a signed root's transparency log (its
+    /// checkpoint and tiles): `NENJIM_<name>_tlog`.
+    pub tlog_bucket: String,
+}
+
+impl Names {
+    /// The names of the root `name` (a valid root name, see [`NatsRoot::parse`]).
+    pub fn of(name: &str) -> Names {
+        Names {
+            stream: format!("NENJIM_{name}"),
+            subject: format!("nenjim.{name}.ledger"),
+            lease_bucket: format!("NENJIM_{name}_lease"),
+            blob_bucket: format!("NENJIM_{name}_blobs"),
+            tlog_bucket: format!("NENJIM_{name}_tlog"),
+        }
+    }
+}
+
+/// One ledger entry as read from the stream, with the revision's bytes
+/// (checked against the record's size and SHA-256).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerMessage {
+    entry: Entry,
+    revision: Option<Bytes>,
+}
+
+impl LedgerMessage {
+    /// The entry (its sequence is the stream sequence of its message).
+    pub fn entry(&self) -> &Entry {
+        &self.entry
+    }
+    /// The revision's exact bytes; `None` for a fence.
+    pub fn revision(&self) -> Option<&[u8]> {
+        self.revision.as_deref()
+    }
+    /// The entry and the revision's bytes.
+    pub fn into_parts(self) -> (Entry, Option<Bytes>) {
+        (self.entry, self.revision)
+    }
+}
+
+/// The ledger of one NATS root (and the handle its lease, blobs and
+/// followers come from). Every call blocks on the connection's own runtime:
+/// call it from a plain thread, never from inside an async runtime.
+#[derive(Debug, Clone)]
+pub struct NatsLedger {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    names: Names,
+    root: NatsRoot,
+    /// The stream, once known to exist.
+    stream: Mutex<Option<Stream>>,
+    /// The blob bucket, once known to exist.
+    blobs: Mutex<Option<ObjectStore>>,
+    /// The consumer of the last [`NatsLedger::read_after`], kept for the
+    /// next one if that reads on where it ended (a start reading batch
+    /// after batch uses one consumer): the sequence it is at and the
+    /// connection's reconnection count when it was made.
+    reading: Mutex<Option<(u64, u64, Ordered)>>,
+    /// Revisions up to this many bytes travel inside their message.
+    inline_limit: usize,
+    /// This handle's id in the `Nats-Msg-Id` of its commits.
+    committer: String,
+    stop: StopSignal,
+    /// Declared last: dropped after the consumers and handles above, which
+    /// belong to its runtime.
+    conn: Connection,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsLedger")
+            .field("root", &self.root)
+            .field("names", &self.names)
+            .field("inline_limit", &self.inline_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The hex SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The room kept under the server's `max_payload` for the headers of a
+/// message that carries its revision.
+pub const HEADER_ROOM: usize = 8 * 1024;
+
+impl NatsLedger {
+    /// Connects to `root`'s server. The stream is looked up on first use:
+    /// a root whose stream does not exist is `RootMissing` to a reader
+    /// ([`NatsLedger::create`] makes it).
+    pub fn connect(root: &NatsRoot) -> Result<NatsLedger, JournalError> {
+        let conn = Connection::open(root)?;
+        let max_payload = conn.client.server_info().max_payload;
+        let inline_limit = root
+            .options
+            .inline_limit
+            .min(max_payload.saturating_sub(HEADER_ROOM));
+        Ok(NatsLedger {
+            inner: Arc::new(Inner {
+                names: Names::of(&root.name),
+                root: root.clone(),
+                stream: Mutex::new(None),
+                blobs: Mutex::new(None),
+                reading: Mutex::new(None),
+                inline_limit,
+                committer: unique_id(),
+                stop: StopSignal::new(),
+                conn,
+            }),
+        })
+    }
+
+    /// The root this ledger belongs to.
+    pub fn root(&self) -> &NatsRoot {
+        &self.inner.root
+    }
+
+    /// The root's JetStream names.
+    pub fn names(&self) -> &Names {
+        &self.inner.names
+    }
+
+    /// The largest revision that travels inside its message: the
+    /// configured limit, at most the server's `max_payload` less
+    /// [`HEADER_ROOM`].
+    pub fn inline_limit(&self) -> usize {
+        self.inner.inline_limit
+    }
+
+    /// A name for the entry `sequence` in messages:
+    /// `nats://host:port/<name>/ledger/<sequence>`.
+    pub fn entry_path(&self, sequence: u64) -> PathBuf {
+        PathBuf::from(format!("{}/ledger/{sequence}", self.inner.conn.address))
+    }
+
+    /// The signal that ends every follower of this ledger with `Stopped`.
+    pub fn stop_signal(&self) -> &StopSignal {
+        &self.inner.stop
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.inner.conn
+    }
+
+    /// Creates the root's stream and buckets where absent (what a writer
+    /// does before its first commit); an existing stream is kept as it is.
+    pub fn create(&self) -> Result<(), JournalError> {
+        let conn = &self.inner.conn;
+        let names = &self.inner.names;
+        let config = Config {
+            name: names.stream.clone(),
+            subjects: vec![names.subject.clone()],
+            storage: StorageType::File,
+            // Entries are only ever added: never discarded, deleted or purged.
+            discard: DiscardPolicy::New,
+            deny_delete: true,
+            deny_purge: true,
+            allow_direct: true,
+            duplicate_window: Duration::from_secs(120),
+            description: Some(format!(
+                "the ledger of the Nenjim Journal root {}",
+                conn.address
+            )),
+            ..Config::default()
+        };
+        let stream = conn
+            .block_on(conn.js.get_or_create_stream(config))
+            .map_err(|e| conn.request_error("cannot create the ledger's stream", e))?;
+        *lock(&self.inner.stream) = Some(stream);
+        self.lease_bucket(true)?;
+        self.blob_bucket(true)?;
+        Ok(())
+    }
+
+    /// Whether the root exists (its stream does).
+    pub fn exists(&self) -> Result<bool, JournalError> {
+        match self.stream() {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::RootMissing => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The stream; `RootMissing` when it does not exist.
+    fn stream(&self) -> Result<Stream, JournalError> {
+        if let Some(stream) = lock(&self.inner.stream).as_ref() {
+            return Ok(stream.clone());
+        }
+        let conn = &self.inner.conn;
+        let got = conn.block_on(conn.js.get_stream(&self.inner.names.stream));
+        match got {
+            Ok(stream) => {
+                *lock(&self.inner.stream) = Some(stream.clone());
+                Ok(stream)
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
+                        if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
+                ) =>
+            {
+                Err(error::error(
+                    ErrorKind::RootMissing,
+                    format!(
+                        "found no stream {} on the server, expected the ledger of the root {} (a writer creates it)",
+                        self.inner.names.stream, conn.address
+                    ),
+                )
+                .with_path(&conn.address))
+            }
+            Err(e) => Err(conn.request_error("cannot look up the ledger's stream", e)),
+        }
+    }
+
+    /// The lease bucket (created if `create`).
+    pub(crate) fn lease_bucket(
+        &self,
+        create: bool,
+    ) -> Result<async_nats::jetstream::kv::Store, JournalError> {
+        let conn = &self.inner.conn;
+        let bucket = &self.inner.names.lease_bucket;
+        if create {
+            let config = async_nats::jetstream::kv::Config {
+                bucket: bucket.clone(),
+                history: 1,
+                storage: StorageType::File,
+                description: format!("the writer's lease of {}", conn.address),
+                ..Default::default()
+            };
+            conn.block_on(conn.js.create_key_value(config))
+                .map_err(|e| conn.request_error("cannot create the lease bucket", e))
+        } else {
+            conn.block_on(conn.js.get_key_value(bucket.clone()))
+                .map_err(|e| conn.request_error("cannot open the lease bucket", e))
+        }
+    }
+
+    /// The blob bucket (created if `create`).
+    fn blob_bucket(&self, create: bool) -> Result<ObjectStore, JournalError> {
+        if let Some(store) = lock(&self.inner.blobs).as_ref() {
+            return Ok(store.clone());
+        }
+        let conn = &self.inner.conn;
+        let bucket = &self.inner.names.blob_bucket;
+        let store = if create {
+            let config = async_nats::jetstream::object_store::Config {
+                bucket: bucket.clone(),
+                storage: StorageType::File,
+                description: Some(format!("large revisions and blobs of {}", conn.address)),
+                ..Default::default()
+            };
+            conn.block_on(conn.js.create_object_store(config))
+                .map_err(|e| conn.request_error("cannot create the blob bucket", e))?
+        } else {
+            conn.block_on(conn.js.get_object_store(bucket))
+                .map_err(|e| conn.request_error("cannot open the blob bucket", e))?
+        };
+        *lock(&self.inner.blobs) = Some(store.clone());
+        Ok(store)
+    }
+
+    /// The lease of this root (its bucket must exist: a writer's
+    /// [`NatsLedger::create`] makes it).
+    pub fn lease(&self) -> Result<NatsLease, JournalError> {
+        NatsLease::new(self.clone())
+    }
+
+    /// The tip: the last entry's sequence (0 for an empty ledger).
+    pub fn tip(&self) -> Result<u64, JournalError> {
+        let stream = self.stream()?;
+        let conn = &self.inner.conn;
+        let info = conn
+            .block_on(stream.get_info())
+            .map_err(|e| conn.request_error("cannot read the ledger's stream info", e))?;
+        if info.state.first_sequence > 1 && info.state.messages > 0 {
+            return Err(error::error(
+                ErrorKind::LedgerMismatch,
+                format!(
+                    "found the ledger's stream starting at sequence {}, expected it to start at 1 (entries are never removed)",
+                    info.state.first_sequence
+                ),
+            )
+            .with_path(&conn.address));
+        }
+        Ok(info.state.last_sequence)
+    }
+}
+
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
+/// Checks `bytes` against `pointer`'s size and SHA-256.
+fn check(
+    pointer: &RevisionPointer,
+    bytes: &[u8],
+    error: &dyn Fn(String) -> JournalError,
+    where_: &str,
+) -> Result<(), JournalError> {
+    if bytes.len() as u64 != pointer.size() {
+        return Err(error(format!(
+            "found {} bytes of {} {where_}, expected {} (the record's size)",
+            bytes.len(),
+            pointer.coordinate(),
+            pointer.size()
+        )));
+    }
+    let digest = format!("sha256:{}", sha256_hex(bytes));
+    if digest != pointer.digest().to_string() {
+        return Err(error(format!(
+            "found the SHA-256 {digest} of {} {where_}, expected {} (the record's)",
+            pointer.coordinate(),
+            pointer.digest()
+        )));
+    }
+    Ok(())
+}
+
+/// A fresh id, unique across processes and handles: the process id, the
+/// time and a counter.
+pub(crate) fn unique_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{:x}-{nanos:x}-{n:x}", std::process::id())
+}

@@ -1,0 +1,250 @@
+//! Reading the stream: the entries after a sequence in batches (one
+//! ordered consumer kept across batches), one entry by its sequence, and
+//! the decoding of a message into its entry and checked revision.
+
+use async_nats::jetstream::consumer::DeliverPolicy;
+use async_nats::jetstream::consumer::pull::{Ordered, OrderedConfig};
+use bytes::Bytes;
+use futures::StreamExt as _;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_store::ledger::{Entry, Record};
+use tokio::io::AsyncReadExt as _;
+
+use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock};
+use crate::follow::Follower;
+
+impl NatsLedger {
+    /// The entries after sequence `after`, ascending and contiguous from
+    /// `after + 1`, at most `max` of them (at least one if there is one):
+    /// empty when `after` is the tip. Each revision's bytes are checked
+    /// against its record (`LedgerMismatch`).
+    pub fn read_after(&self, after: u64, max: usize) -> Result<Vec<LedgerMessage>, JournalError> {
+        let tip = self.tip()?;
+        if after > tip {
+            return Err(error::error(
+                ErrorKind::LedgerMismatch,
+                format!(
+                    "found the ledger's tip at sequence {tip}, expected at least {after} (the sequence already read): the stream went back"
+                ),
+            )
+            .with_path(&self.inner.conn.address));
+        }
+        let count = usize::try_from(tip - after)
+            .unwrap_or(usize::MAX)
+            .min(max.max(1));
+        if tip == after {
+            return Ok(Vec::new());
+        }
+        let conn = &self.inner.conn;
+        let reconnections = *conn.reconnected.borrow();
+        let kept = lock(&self.inner.reading)
+            .take()
+            .filter(|(at, made, _)| *at == after && *made == reconnections);
+        let mut messages = match kept {
+            Some((_, _, messages)) => messages,
+            None => self.ordered(after)?,
+        };
+        let mut read = Vec::with_capacity(count.min(4096));
+        while read.len() < count {
+            let expected = after + read.len() as u64 + 1;
+            let timeout = self.inner.root.options.request_timeout;
+            let next =
+                conn.block_on(async { tokio::time::timeout(timeout, messages.next()).await });
+            let message = match next {
+                Ok(Some(Ok(message))) => message,
+                Ok(Some(Err(e))) => {
+                    return Err(conn.request_error("cannot read the ledger's stream", e));
+                }
+                Ok(None) => return Err(conn.lost_error()),
+                Err(_) => {
+                    return Err(conn.request_error(
+                        "cannot read the ledger's stream",
+                        format!("no message {expected} within {timeout:?}"),
+                    ));
+                }
+            };
+            read.push(self.decode(&message, expected)?);
+        }
+        *lock(&self.inner.reading) = Some((after + read.len() as u64, reconnections, messages));
+        Ok(read)
+    }
+
+    /// An ordered consumer of the stream from `after + 1`.
+    pub(crate) fn ordered(&self, after: u64) -> Result<Ordered, JournalError> {
+        let stream = self.stream()?;
+        let conn = &self.inner.conn;
+        let config = OrderedConfig {
+            deliver_policy: DeliverPolicy::ByStartSequence {
+                start_sequence: after + 1,
+            },
+            filter_subject: self.inner.names.subject.clone(),
+            ..Default::default()
+        };
+        conn.block_on(async {
+            let consumer = stream.create_consumer(config).await?;
+            consumer.messages().await.map_err(async_nats::Error::from)
+        })
+        .map_err(|e| conn.request_error("cannot read the ledger's stream", e))
+    }
+
+    /// Follows the ledger from `after`: every entry after it, as it is
+    /// committed (see [`Follower`]).
+    pub fn follow(&self, after: u64) -> Result<Follower, JournalError> {
+        Follower::new(self.clone(), after)
+    }
+
+    /// Reads one stream message as the entry `expected`.
+    pub(crate) fn decode(
+        &self,
+        message: &async_nats::jetstream::Message,
+        expected: u64,
+    ) -> Result<LedgerMessage, JournalError> {
+        let path = self.entry_path(expected);
+        let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m).with_path(&path);
+        let sequence = message
+            .info()
+            .map_err(|e| {
+                mismatch(format!(
+                    "found a message without its stream sequence ({e}), expected entry {expected}"
+                ))
+            })?
+            .stream_sequence;
+        if sequence != expected {
+            return Err(mismatch(format!(
+                "found the message of stream sequence {sequence}, expected entry {expected} (every ledger entry is one message, in order)"
+            )));
+        }
+        self.decode_parts(sequence, message.headers.as_ref(), &message.payload)
+    }
+
+    /// The entry `sequence` alone, read by its stream sequence (a direct
+    /// get, no consumer), its revision checked as [`read_after`](Self::read_after)
+    /// checks it; `LedgerMismatch` when there is no such entry.
+    pub fn read_entry(&self, sequence: u64) -> Result<LedgerMessage, JournalError> {
+        let stream = self.stream()?;
+        let conn = &self.inner.conn;
+        match conn.block_on(stream.get_raw_message(sequence)) {
+            Ok(message) => {
+                self.decode_parts(message.sequence, Some(&message.headers), &message.payload)
+                    .and_then(|read| {
+                        if message.sequence == sequence {
+                            Ok(read)
+                        } else {
+                            Err(error::error(
+                                ErrorKind::LedgerMismatch,
+                                format!(
+                                    "found the message of stream sequence {}, expected entry {sequence}",
+                                    message.sequence
+                                ),
+                            )
+                            .with_path(self.entry_path(sequence)))
+                        }
+                    })
+            }
+            Err(e)
+                if e.kind()
+                    == async_nats::jetstream::stream::RawMessageErrorKind::NoMessageFound =>
+            {
+                Err(error::error(
+                    ErrorKind::LedgerMismatch,
+                    format!("found no message {sequence} in the ledger's stream, expected entry {sequence}"),
+                )
+                .with_path(self.entry_path(sequence)))
+            }
+            Err(e) => Err(conn.request_error(&format!("cannot read ledger entry {sequence}"), e)),
+        }
+    }
+
+    /// Decodes the message of stream sequence `sequence` (its headers and
+    /// body) into its entry and checked revision.
+    fn decode_parts(
+        &self,
+        sequence: u64,
+        headers: Option<&async_nats::HeaderMap>,
+        payload: &Bytes,
+    ) -> Result<LedgerMessage, JournalError> {
+        let path = self.entry_path(sequence);
+        let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m).with_path(&path);
+        let header = |name: &str| {
+            headers
+                .and_then(|h| h.get(name))
+                .map(|v| v.as_str().to_owned())
+        };
+        let line = header(RECORD_HEADER).ok_or_else(|| {
+            mismatch(format!(
+                "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
+            ))
+        })?;
+        let entry = Entry::parse(&line).map_err(|e| mismatch(e.to_string()))?;
+        if entry.sequence() != sequence {
+            return Err(mismatch(format!(
+                "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
+            )));
+        }
+        let blob = header(BLOB_HEADER);
+        let revision = match (entry.record(), blob) {
+            (Record::Fence { .. }, None) if payload.is_empty() => None,
+            (Record::Fence { .. }, _) => {
+                return Err(mismatch(format!(
+                    "found a revision with the fence `{line}`, expected a fence to carry nothing"
+                )));
+            }
+            (Record::Revision(pointer), None) => {
+                check(pointer, payload, &mismatch, "in its message")?;
+                Some(payload.clone())
+            }
+            (Record::Revision(pointer), Some(key)) => {
+                if !payload.is_empty() {
+                    return Err(mismatch(format!(
+                        "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
+                        payload.len()
+                    )));
+                }
+                let bytes = self.read_blob(&key, pointer.size(), &mismatch)?;
+                check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
+                Some(bytes)
+            }
+            _ => {
+                return Err(mismatch(format!(
+                    "found the record `{line}`, expected a REVISION or FENCE record"
+                )));
+            }
+        };
+        Ok(LedgerMessage { entry, revision })
+    }
+
+    /// Reads at most `size + 1` bytes of the object `key` of the blob bucket.
+    fn read_blob(
+        &self,
+        key: &str,
+        size: u64,
+        mismatch: &dyn Fn(String) -> JournalError,
+    ) -> Result<Bytes, JournalError> {
+        let store = self.blob_bucket(false)?;
+        let conn = &self.inner.conn;
+        let read = conn.block_on(async {
+            let object = store.get(key).await?;
+            let mut bytes = Vec::new();
+            object
+                .take(size.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .await?;
+            Ok::<_, async_nats::Error>(bytes)
+        });
+        match read {
+            Ok(bytes) => Ok(Bytes::from(bytes)),
+            Err(e)
+                if e.downcast_ref::<async_nats::jetstream::object_store::GetError>()
+                    .is_some_and(|g| {
+                        g.kind() == async_nats::jetstream::object_store::GetErrorKind::NotFound
+                    }) =>
+            {
+                Err(mismatch(format!(
+                    "found no object {key} in the bucket {}, expected the revision the record points at",
+                    self.inner.names.blob_bucket
+                )))
+            }
+            Err(e) => Err(conn.request_error(&format!("cannot read the blob {key}"), e)),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The one writer of a NATS root ([`NatsRoot::writer`]): the seam's
+//! writer (`nenjim_journal_writer::FsJournalWriter::open_with`) over a
+//! [`NatsBackend`] (the root's store and ledger) and a [`NatsLease`], so
+//! that validation, idempotency, blobs, fencing and errors are exactly a
+//! directory's; only the commit is JetStream's (a publish at the expected
+//! tip, see the [crate docs](crate)).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use nenjim_journal_api::append::{Appended, JournalWriter};
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::valuetypes::ContentPointer;
+use nenjim_journal_chain::ChainState;
+use nenjim_journal_store::ledger::{BatchCommit, CommitError, Entry, Ledger, LedgerReader, Record};
+use nenjim_journal_writer::{BatchError, FsJournalWriter, WriterOptions};
+
+use crate::{NatsBackend, NatsLedger, NatsRoot};
+
+/// The writer's handle on the shared backend, as the seam's `Ledger`.
+#[derive(Debug)]
+struct SharedLedger(Arc<NatsBackend>);
+
+impl LedgerReader for SharedLedger {
+    fn exists(&self) -> Result<bool, JournalError> {
+        self.0.exists()
+    }
+    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
+        self.0.read_after(after, max)
+    }
+    fn entry_path(&self, sequence: u64) -> std::path::PathBuf {
+        LedgerReader::entry_path(&*self.0, sequence)
+    }
+}
+
+impl Ledger for SharedLedger {
+    fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
+        self.0.create(entries)
+    }
+    fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError> {
+        self.0.commit(tip, record)
+    }
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        self.0.commit_batch(tip, records)
+    }
+}
+
+/// The one writer of a NATS root: see [`NatsRoot::writer`].
+#[derive(Debug)]
+pub struct NatsJournalWriter {
+    writer: FsJournalWriter,
+    backend: Arc<NatsBackend>,
+}
+
+impl NatsRoot {
+    /// The root's one writer: connects, takes the lease (`LeaseHeld` while
+    /// another writer's is live; an expired one is taken over and the
+    /// ledger fenced), loads the root by its ledger, and creates the
+    /// root's stream and buckets on a fresh name. The content store is the
+    /// root's own blob bucket (`blobs/sha256/<hex>`) unless `options` name
+    /// one. A signed root's checkpoint and tiles live in its key-value
+    /// bucket `NENJIM_<name>_tlog` (see [`crate::backend`]).
+    pub fn writer(&self, options: WriterOptions) -> Result<NatsJournalWriter, JournalError> {
+        let backend = NatsBackend::connect(self)?;
+        NatsJournalWriter::open(backend, options)
+    }
+}
+
+impl NatsJournalWriter {
+    /// The writer over `backend` (see [`NatsRoot::writer`]).
+    pub fn open(
+        backend: Arc<NatsBackend>,
+        options: WriterOptions,
+    ) -> Result<NatsJournalWriter, JournalError> {
+        // The lease lives in its bucket, taken before the root is loaded:
+        // the bucket must exist first (the stream is created by the
+        // writer's `Ledger::create`, when the root has none).
+        backend.ledger().lease_bucket(true)?;
+        let root = backend.root_path().to_path_buf();
+        let options = match options.content_store_dir() {
+            Some(_) => options,
+            None => options.content_store_in(backend.clone(), &root),
+        };
+        let lease = backend.lease()?;
+        let writer = FsJournalWriter::open_with(
+            backend.clone(),
+            root,
+            Box::new(SharedLedger(backend.clone())),
+            Box::new(lease),
+            options,
+        )?;
+        Ok(NatsJournalWriter { writer, backend })
+    }
+
+    /// Puts `bytes` into the writer's content store (the root's blob
+    /// bucket by default), idempotently, and returns its content pointer.
+    pub fn put_blob(&mut self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
+        self.writer.put_blob(bytes)
+    }
+
+    /// Releases the lease, so that another writer may open the root at once.
+    pub fn close(self) -> Result<(), JournalError> {
+        self.writer.close()
+    }
+
+    /// Appends `texts` in order with one call (see
+    /// [`FsJournalWriter::append_batch`]; on NATS each entry is one
+    /// publish at its expected tip, in order).
+    pub fn append_batch(&mut self, texts: &[&str]) -> Result<Vec<Appended>, BatchError> {
+        self.writer.append_batch(texts)
+    }
+
+    /// Fences the sequences after the tip up to `tip` (see
+    /// [`FsJournalWriter::fence_to`]): a copy keeps its source's sequences.
+    pub fn fence_to(&mut self, tip: u64) -> Result<(), JournalError> {
+        self.writer.fence_to(tip)
+    }
+
+    /// The ledger's last sequence as this writer knows it.
+    pub fn tip(&self) -> u64 {
+        self.writer.tip()
+    }
+
+    /// The revisions this writer knows, as a load of the root gives them.
+    pub fn state(&self) -> &ChainState {
+        self.writer.state()
+    }
+
+    /// The root's path for the seam: `nats://host:port/<name>`.
+    pub fn root(&self) -> &Path {
+        self.writer.root()
+    }
+
+    /// The backend this writer writes through.
+    pub fn backend(&self) -> &Arc<NatsBackend> {
+        &self.backend
+    }
+
+    /// The root's ledger (to follow it).
+    pub fn ledger(&self) -> &NatsLedger {
+        self.backend.ledger()
+    }
+}
+
+impl JournalWriter for NatsJournalWriter {
+    fn append(&mut self, text: &str) -> Result<Appended, JournalError> {
+        self.writer.append(text)
+    }
+}

@@ -1,0 +1,121 @@
+//! A NATS root's writer in a process of its own (the test binary runs
+//! itself as the child, see [`child_appends_until_killed`]), killed with
+//! SIGKILL wherever it is.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+
+use nenjim_journal_api::append::JournalWriter;
+use nenjim_journal_nats::NatsRoot;
+use nenjim_journal_testkit::nats::NatsServer;
+use nenjim_journal_testkit::texts::{bare_genesis, ts};
+use nenjim_journal_writer::WriterOptions;
+
+use crate::writer::{expire_lease, loaded, root, worldview};
+
+/// The headers and body of message `sequence` of the root `name`'s stream.
+pub(crate) fn raw_message(
+    server: &NatsServer,
+    name: &str,
+    sequence: u64,
+) -> (Vec<(String, String)>, Vec<u8>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
+        let stream = js.get_stream(format!("NENJIM_{name}")).await.unwrap();
+        let message = stream.get_raw_message(sequence).await.unwrap();
+        let headers = message
+            .headers
+            .iter()
+            .flat_map(|(k, vs)| {
+                vs.iter()
+                    .map(move |v| (k.to_string(), v.as_str().to_owned()))
+            })
+            .collect();
+        (headers, message.payload.to_vec())
+    })
+}
+
+/// Runs the child writer on `root` for round `round`, reads its
+/// `APPENDED <artifact> <sequence>` reports into `reported` until `wanted`
+/// came (or its output ended), then kills it (SIGKILL) and reaps it.
+fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeMap<String, u64>) {
+    let mut process = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "writer_processes::child_appends_until_killed",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("NENJIM_NATS_CHILD_ROOT", root)
+        .env("NENJIM_NATS_CHILD_ROUND", round.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
+    let mut seen = 0;
+    while seen < wanted {
+        let Some(Ok(line)) = lines.next() else { break };
+        if let Some((_, rest)) = line.split_once("APPENDED ") {
+            let (name, sequence) = rest.split_once(' ').unwrap();
+            reported.insert(name.to_owned(), sequence.parse().unwrap());
+            seen += 1;
+        }
+    }
+    process.kill().unwrap();
+    process.wait().unwrap();
+    assert_eq!(seen, wanted, "the child ended before its reports");
+}
+
+/// A writer process appends and reports each append it got; it is killed
+/// after a varying number of reports, at any point of its next append
+/// (before, during or after its publish). After each kill the root loads
+/// with every reported append at its reported sequence, every entry whole;
+/// the next writer takes the killed one's lease over (made expired here,
+/// as its time running out would) and fences.
+#[test]
+fn a_killed_writer_loses_nothing_it_reported() {
+    let server = NatsServer::start();
+    let address = server.root("killed");
+    let nats = root(&server, "killed");
+    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
+    for round in 0..8u64 {
+        if round > 0 {
+            expire_lease(&server, "killed");
+        }
+        let wanted = 1 + (round * 7) % 5;
+        kill_after_reports(&address, round, wanted, &mut reported);
+        let (state, tip) = loaded(&nats);
+        let sequences: BTreeMap<String, u64> = worldview(&state)
+            .into_iter()
+            .map(|(s, c, _, _)| (c, s))
+            .collect();
+        for (name, sequence) in &reported {
+            assert_eq!(sequences.get(name), Some(sequence), "{name} was lost");
+        }
+        assert!(tip >= *reported.values().max().unwrap());
+    }
+    assert!(reported.len() >= 8);
+}
+
+#[test]
+fn child_appends_until_killed() {
+    let (Ok(root), Ok(round)) = (
+        std::env::var("NENJIM_NATS_CHILD_ROOT"),
+        std::env::var("NENJIM_NATS_CHILD_ROUND"),
+    ) else {
+        return; // only meaningful as the child of the test above
+    };
+    let nats = NatsRoot::parse_with_env(&root, Vec::<(String, String)>::new()).unwrap();
+    let mut writer = nats.writer(WriterOptions::new()).unwrap();
+    for i in 0..10_000 {
+        let name = format!("r{round}-{i}");
+        let appended = writer.append(&bare_genesis(&name, &ts(1))).unwrap();
+        println!("APPENDED {name} {}", appended.sequence());
+    }
+}
