@@ -104,9 +104,10 @@ pub enum Command {
     /// `--kind` select events (each may be repeated). `--json` prints one JSON
     /// object per line; `--format atom` writes an Atom feed of the newest
     /// events (50 unless `--limit`). `--follow` then prints each new event
-    /// as it is appended, until SIGINT or SIGTERM (exit code 0): on a
-    /// directory or a bucket it polls, refreshing the root every
-    /// `--interval` seconds (default 2). Exit code 1 for an unknown coordinate.
+    /// as it is appended, until SIGINT or SIGTERM (exit code 0): live on a
+    /// NATS root; on a directory or a bucket it polls, refreshing the root
+    /// every `--interval` seconds (default 2). Exit code 1 for an unknown
+    /// coordinate.
     Events(EventsArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
     ///
@@ -532,8 +533,9 @@ pub struct EventsArgs {
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<EventFormat>,
     /// After the events there are, print each new one as it is appended,
-    /// until SIGINT or SIGTERM (exit code 0). On a directory or a bucket
-    /// this polls: an explicit refresh of the root every `--interval`.
+    /// until SIGINT or SIGTERM (exit code 0). Live on a NATS root; on a
+    /// directory or a bucket this polls: an explicit refresh of the root
+    /// every `--interval`.
     #[arg(long)]
     pub follow: bool,
     /// With `--follow`: seconds between two refreshes of the root (polling; default 2).

@@ -67,6 +67,8 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
             };
             JournalAssembly::with_file_system(root, options, fs)
         }
+        // `journal_root()` is then `nats://host:port/<name>`.
+        Address::Nats { root, .. } => root.assembly_with(options),
     };
     let process = assembly.process();
     let started = Instant::now();

@@ -14,6 +14,7 @@
 mod cache;
 mod cli;
 mod keygen;
+mod nats;
 mod operator_checks;
 mod operators;
 mod operators_combined;

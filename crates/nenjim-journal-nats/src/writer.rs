@@ -140,6 +140,13 @@ impl NatsJournalWriter {
     pub fn ledger(&self) -> &NatsLedger {
         self.backend.ledger()
     }
+
+    /// The seam's writer this is (over the root's backend and lease): for a
+    /// program that drives the writers of every kind of root as one type
+    /// (the command does). Closing it releases the NATS lease.
+    pub fn into_fs_writer(self) -> FsJournalWriter {
+        self.writer
+    }
 }
 
 impl JournalWriter for NatsJournalWriter {

@@ -396,7 +396,7 @@ mod copy {
     use nenjim_journal_api::model::JournalRevision;
     use nenjim_journal_api::valuetypes::ArtifactCoordinate;
     use nenjim_journal_fs::{FileSystem, LoadOptions, MAX_FILE_LEN, ledger, load_with};
-    use nenjim_journal_store::{RealFileSystem, Store};
+    use nenjim_journal_store::Store;
     use nenjim_journal_writer::FsJournalWriter;
 
     use nenjim_journal_chain::ChainState;
@@ -434,10 +434,9 @@ mod copy {
                 ));
             };
             let of = |store: &Path| -> Result<(Arc<dyn Store>, PathBuf), CliError> {
-                Ok(match locate(store)? {
-                    Address::Local(path) => (Arc::new(RealFileSystem) as Arc<dyn Store>, path),
-                    Address::Object { store, root } => (store as Arc<dyn Store>, root),
-                })
+                let address = locate(store)?;
+                let (store, root) = crate::address::store(&address)?;
+                Ok((store, root.to_path_buf()))
             };
             Ok(Some(Stores {
                 source: of(source)?,
@@ -513,7 +512,9 @@ mod copy {
     pub struct Source {
         /// As typed.
         typed: PathBuf,
-        address: Address,
+        /// What its revision files are read through, and its path there.
+        fs: Arc<dyn FileSystem>,
+        root: PathBuf,
         state: ChainState,
         /// Its tip: past its last revision when fences end it.
         tip: u64,
@@ -522,6 +523,20 @@ mod copy {
     impl Source {
         /// Loads the root `typed` (at `address`) as a start does.
         pub fn load(typed: &Path, address: Address) -> Result<Source, CliError> {
+            if let Address::Nats { root, path } = &address {
+                // Its ledger is the stream (one read of it, the loader's).
+                let source = Arc::new(nenjim_journal_nats::NatsSource::new(root));
+                nenjim_journal_fs::check_root(&*source, path)?;
+                let (state, tip) =
+                    nenjim_journal_fs::load_recorded(&*source, &*source, path)?.unwrap_or_default();
+                return Ok(Source {
+                    typed: typed.to_path_buf(),
+                    fs: source,
+                    root: path.clone(),
+                    state,
+                    tip,
+                });
+            }
             let (fs, root) = file_system(&address);
             let state = load_with(&*fs, root, LoadOptions::new())?;
             let tip = ledger::read(&*fs, root)?
@@ -529,7 +544,8 @@ mod copy {
                 .max(state.last_sequence());
             Ok(Source {
                 typed: typed.to_path_buf(),
-                address,
+                root: root.to_path_buf(),
+                fs,
                 state,
                 tip,
             })
@@ -554,12 +570,13 @@ mod copy {
     ) -> Result<(), CliError> {
         let Source {
             typed,
-            address,
+            fs,
+            root,
             state,
             tip,
         } = source;
         let source = typed.as_path();
-        let (fs, root) = file_system(&address);
+        let root = root.as_path();
         compatible(writer, destination, source, &state)?;
         let mut batch = Batch::default();
         let mut cursor = state.replay(0);

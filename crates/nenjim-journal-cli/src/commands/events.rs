@@ -11,9 +11,11 @@
 //! ([`NewRevisions`], the one seam) says there may be more, the feed is
 //! read again after the last sequence seen and each new event printed (and
 //! flushed) at once, until SIGINT or SIGTERM, or a closed stdout, ends it
-//! with exit code 0. On a directory or a bucket the source is [`Polling`]:
-//! an explicit `refresh()` of the root every `--interval` (default 2 s). A
-//! root that can notify (NATS) will give a source of its own.
+//! with exit code 0. A root that can notify (NATS) is followed live: a
+//! `replay_events` cursor with `follow(true)` after the last sequence
+//! printed, each event printed as it arrives. On a directory or a bucket
+//! (which refuse `follow(true)`) the source is [`Polling`]: an explicit
+//! `refresh()` of the root every `--interval` (default 2 s).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::Write as _;
@@ -22,6 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nenjim_journal_api::JournalServiceManager;
+use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::{EventChange, JournalEvent, ReplayRequest};
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 
@@ -118,29 +121,56 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
         }
     }
     output.finish()?;
-    if args.follow {
-        let interval = args.interval.unwrap_or(FOLLOW_INTERVAL);
-        let mut source = Polling::new(Arc::clone(&loaded.manager), interval);
-        while source.more()? {
-            let mut cursor = service.replay_events(&ReplayRequest::after(last))?;
+    if !args.follow {
+        return Ok(Status::Ok);
+    }
+    let mut print = |event: &JournalEvent, text: &mut String| -> Result<(), CliError> {
+        if selected(event) {
+            // Aligned with the lines before; wider only when needed.
+            if format == EventFormat::Text {
+                columns.fit(event);
+            }
+            text.push_str(&line(format, event, &columns, ui)?);
+        }
+        Ok(())
+    };
+    // A root that can notify (NATS) follows live; the others poll.
+    match service.replay_events(&ReplayRequest::after(last).follow(true)) {
+        Ok(mut live) => loop {
             let mut text = String::new();
-            while let Some(event) = cursor.next()? {
-                last = last.max(event.sequence());
-                if selected(&event) {
-                    // Aligned with the lines before; wider only when needed.
-                    if format == EventFormat::Text {
-                        columns.fit(&event);
-                    }
-                    text.push_str(&line(format, &event, &columns, ui)?);
+            // Everything that is there now, then a short wait for more.
+            let mut wait = LIVE_WAIT;
+            while let Some(event) = live.next_timeout(wait)? {
+                print(&event, &mut text)?;
+                wait = Duration::ZERO;
+            }
+            if !emit(&text)? || crate::interrupt::requested() {
+                break;
+            }
+        },
+        Err(e) if e.kind() == ErrorKind::FollowUnsupported => {
+            let interval = args.interval.unwrap_or(FOLLOW_INTERVAL);
+            let mut source = Polling::new(Arc::clone(&loaded.manager), interval);
+            while source.more()? {
+                let mut cursor = service.replay_events(&ReplayRequest::after(last))?;
+                let mut text = String::new();
+                while let Some(event) = cursor.next()? {
+                    last = last.max(event.sequence());
+                    print(&event, &mut text)?;
+                }
+                if !emit(&text)? {
+                    break; // stdout was closed: nobody reads any more
                 }
             }
-            if !emit(&text)? {
-                break; // stdout was closed: nobody reads any more
-            }
         }
+        Err(e) => return Err(e.into()),
     }
     Ok(Status::Ok)
 }
+
+/// How long a live follow waits for the next event before it looks for a
+/// signal again (an event is printed as soon as it arrives).
+const LIVE_WAIT: Duration = Duration::from_millis(200);
 
 /// Where `--follow` learns that new revisions may be there: the one seam
 /// between following and the backend.

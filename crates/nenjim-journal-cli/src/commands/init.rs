@@ -18,10 +18,9 @@
 //! unchanged since read, as the lease is) by a later `init --store`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use nenjim_journal_fs::ledger;
-use nenjim_journal_store::{RealFileSystem, Store};
+use nenjim_journal_store::Store;
 use serde::Serialize;
 
 use super::publish::with_writer_at;
@@ -59,27 +58,27 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         None => None,
     };
     let root_address = locate(&args.root)?;
-    let (fs, root) = store_of(&root_address);
-    let created_root = match fs.metadata(root) {
-        Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => false,
-        Ok(_) => {
-            return Err(CliError::usage(
-                "RootNotDirectory",
-                format!(
-                    "found a file at {}, expected a directory (or nothing) for the Journal root",
-                    path_text(&args.root)
-                ),
-            ));
+    if let (Address::Nats { .. }, Some(_)) = (&root_address, &args.store) {
+        return Err(CliError::usage(
+            "Usage",
+            format!(
+                "found --store for the NATS root {}, expected none: a NATS root records no content store (its blobs live in its own bucket, the default of every writing command; pass --store to a writing command to use another store)",
+                path_text(&args.root)
+            ),
+        ));
+    }
+    let (fs, root) = crate::address::store(&root_address)?;
+    let created_root = match &root_address {
+        // Its stream and buckets, created where absent.
+        Address::Nats { root, .. } => {
+            let ledger = root.ledger()?;
+            let existed = ledger.exists()?;
+            ledger.create()?;
+            !existed
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            match &root_address {
-                Address::Local(path) => std::fs::create_dir_all(path),
-                Address::Object { store, .. } => store.ensure_dir(root),
-            }
-            .map_err(|e| CliError::io(&args.root, "cannot create the root", e))?;
-            true
+        Address::Local(_) | Address::Object { .. } => {
+            created_root(args, &root_address, &*fs, root)?
         }
-        Err(e) => return Err(CliError::io(&args.root, "cannot read the root", e)),
     };
     let (store, created_store) = match store_check {
         Some((text, created)) => (Some(text), created),
@@ -128,12 +127,37 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
     Ok(Status::Ok)
 }
 
-/// The store (as [`Store`]) and the path in it of an address.
-fn store_of(address: &Address) -> (Arc<dyn Store>, &Path) {
-    match address {
-        Address::Local(path) => (Arc::new(RealFileSystem), path),
-        Address::Object { store, root } => (store.clone(), root),
-    }
+/// Whether the directory or bucket root of `args` had to be created
+/// (created here); a file in its place is refused.
+fn created_root(
+    args: &InitArgs,
+    root_address: &Address,
+    fs: &dyn Store,
+    root: &Path,
+) -> Result<bool, CliError> {
+    Ok(match fs.metadata(root) {
+        Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => false,
+        Ok(_) => {
+            return Err(CliError::usage(
+                "RootNotDirectory",
+                format!(
+                    "found a file at {}, expected a directory (or nothing) for the Journal root",
+                    path_text(&args.root)
+                ),
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            match &root_address {
+                Address::Local(path) => std::fs::create_dir_all(path),
+                Address::Object { store, .. } => store.ensure_dir(root),
+                // The writer creates the stream and buckets.
+                Address::Nats { .. } => Ok(()),
+            }
+            .map_err(|e| CliError::io(&args.root, "cannot create the root", e))?;
+            true
+        }
+        Err(e) => return Err(CliError::io(&args.root, "cannot read the root", e)),
+    })
 }
 
 /// How a store is recorded: a local directory absolute (later commands may
@@ -143,7 +167,7 @@ fn record_text(store: &Path) -> Result<String, CliError> {
         Address::Local(path) => std::path::absolute(&path)
             .map(|p| path_text(&p))
             .map_err(|e| CliError::io(&path, "cannot make the store path absolute", e)),
-        Address::Object { .. } => Ok(path_text(store)),
+        Address::Object { .. } | Address::Nats { .. } => Ok(path_text(store)),
     }
 }
 
@@ -175,7 +199,12 @@ fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError
 /// any. A root that does not exist records none.
 pub fn recorded_store(root: &Path) -> Result<Option<PathBuf>, CliError> {
     let address = locate(root)?;
-    let (fs, root) = store_of(&address);
+    if let Address::Nats { .. } = address {
+        // A NATS root records none (see `run`): its content store is its
+        // own bucket.
+        return Ok(Some(root.to_path_buf()));
+    }
+    let (fs, root) = crate::address::store(&address)?;
     let path = record_path(root);
     let bytes = match fs.read(&path, RECORD_MAX) {
         Ok(bytes) => bytes,
@@ -231,7 +260,7 @@ pub fn needed_store(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, Cli
 /// missing one (returns whether it did).
 pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
     let address = locate(store)?;
-    let (fs, dir) = store_of(&address);
+    let (fs, dir) = crate::address::store(&address)?;
     match fs.metadata(dir) {
         Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => Ok(false),
         Ok(_) => Err(CliError::usage(
@@ -254,6 +283,8 @@ pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
             match &address {
                 Address::Local(path) => std::fs::create_dir_all(path),
                 Address::Object { store, .. } => store.ensure_dir(dir),
+                // A NATS root's bucket is created by its first writer.
+                Address::Nats { .. } => Ok(()),
             }
             .map_err(|e| CliError::io(store, "cannot create the content store", e))?;
             Ok(true)

@@ -78,6 +78,10 @@ pub fn with_writer_at<T>(
     let options = match store.map(crate::address::locate).transpose()? {
         Some(Address::Local(store)) => WriterOptions::new().content_store(store),
         Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
+        Some(address @ Address::Nats { .. }) => {
+            let (backend, root) = crate::address::store(&address)?;
+            WriterOptions::new().content_store_in(backend, root)
+        }
         None => WriterOptions::new(),
     };
     let options = match &signing_key {
@@ -94,6 +98,9 @@ pub fn with_writer_at<T>(
             Address::Object { store, root } => {
                 FsJournalWriter::open_store(store.clone(), root, options.clone())
             }
+            Address::Nats { root, .. } => root
+                .writer(options.clone())
+                .map(nenjim_journal_nats::NatsJournalWriter::into_fs_writer),
         };
         match opened {
             Ok(writer) => break writer,
@@ -149,6 +156,8 @@ pub fn require_root(root: &Path, address: &Address) -> Result<(), CliError> {
                 ));
             }
         },
+        // A NATS root exists once its stream does (`init` creates it).
+        Address::Nats { root, .. } => root.ledger()?.exists()?,
     };
     if exists {
         return Ok(());

@@ -12,10 +12,9 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use nenjim_journal_store::{RealFileSystem, Store};
+use nenjim_journal_store::Store;
 use serde::Serialize;
 
-use crate::address::Address;
 use crate::args::PutBlobArgs;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
@@ -44,10 +43,7 @@ struct PutBlobDocument {
 pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
     super::init::require_store(&args.store, args.create)?;
     let address = crate::address::locate(&args.store)?;
-    let (fs, store): (Arc<dyn Store>, &Path) = match &address {
-        Address::Local(path) => (Arc::new(RealFileSystem), path),
-        Address::Object { store, root } => (store.clone(), root),
-    };
+    let (fs, store): (Arc<dyn Store>, &Path) = crate::address::store(&address)?;
     let mut input =
         File::open(&args.file).map_err(|e| CliError::io(&args.file, "cannot open", e))?;
     let put = nenjim_journal_writer::put_blob_from(&*fs, store, &mut input)?;

@@ -13,14 +13,13 @@ use std::sync::Arc;
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_store::ledger::{Entry, LEDGER_DIR, SegmentedReader};
-use nenjim_journal_store::{RealFileSystem, Store, Version};
+use nenjim_journal_store::{Store, Version};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
 use nenjim_journal_tlog::hash::Hash;
 use nenjim_journal_tlog::note::Note;
 use nenjim_journal_tlog::tile::{Tile, TileHashes};
 use nenjim_journal_tlog::tree::{prove_consistency, tree_root};
 
-use crate::address::Address;
 use crate::failure::CliError;
 
 /// The transparency log's directory under the ledger's.
@@ -45,10 +44,8 @@ impl TlogRoot {
     /// Opens the root typed as `typed` (a directory or a bucket URL).
     pub fn open(typed: &Path) -> Result<TlogRoot, CliError> {
         let address = crate::address::locate(typed)?;
-        let (store, root): (Arc<dyn Store>, PathBuf) = match address {
-            Address::Local(root) => (Arc::new(RealFileSystem), root),
-            Address::Object { store, root } => (store, root),
-        };
+        let (store, root) = crate::address::store(&address)?;
+        let root = root.to_path_buf();
         if let Some(missing) = missing_local(typed, &*store, &root) {
             return Err(missing);
         }

@@ -38,7 +38,7 @@ pub fn stray(root: &Path, examples: bool) -> Result<Vec<String>, CliError> {
     let options = LoadOptions::new().with_examples(examples);
     let location = match &address {
         crate::address::Address::Object { store, .. } => Some(store.location()),
-        crate::address::Address::Local(_) => None,
+        crate::address::Address::Local(_) | crate::address::Address::Nats { .. } => None,
     };
     Ok(nenjim_journal_fs::stray_with(&*fs, inner, options)?
         .into_iter()

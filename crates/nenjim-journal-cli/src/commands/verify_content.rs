@@ -19,8 +19,8 @@ use std::sync::Arc;
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, ReleaseVersion};
-use nenjim_journal_objstore::ObjectFs;
-use nenjim_journal_store::{BlobStore as _, EntryKind, EntryMetadata, FileSystem as _};
+use nenjim_journal_store::Store;
+use nenjim_journal_store::{EntryKind, EntryMetadata};
 use serde::Serialize;
 
 use super::hash_stream;
@@ -110,7 +110,12 @@ pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
     let store = &super::init::needed_store(&args.root.root, args.store.as_deref())?;
     // A store given by URL (`s3://bucket/prefix` …) is read from its bucket.
     let bucket = match crate::address::locate(store)? {
-        Address::Object { store, root } => Some((store, root)),
+        Address::Object { store, root } => Some((store as Arc<dyn Store>, root)),
+        // A NATS root's own bucket (its `blobs/sha256/<hex>` objects).
+        address @ Address::Nats { .. } => {
+            let (backend, root) = crate::address::store(&address)?;
+            Some((backend, root.to_path_buf()))
+        }
         Address::Local(_) => None,
     };
     if bucket.is_none() {
@@ -273,7 +278,7 @@ fn collect_pointers(
 struct StoreReader {
     blobs: PathBuf,
     /// The bucket the store is in (`None`: the local file system).
-    bucket: Option<Arc<ObjectFs>>,
+    bucket: Option<Arc<dyn Store>>,
     /// Per digest: the size on disk, or why there is none.
     probed: HashMap<ContentDigest, Result<u64, Verdict>>,
     /// Per digest: the streamed size and digest, or why it failed.
@@ -281,7 +286,7 @@ struct StoreReader {
 }
 
 impl StoreReader {
-    fn new(store: &Path, bucket: Option<Arc<ObjectFs>>) -> StoreReader {
+    fn new(store: &Path, bucket: Option<Arc<dyn Store>>) -> StoreReader {
         StoreReader {
             blobs: nenjim_journal_store::content::blob_dir(store),
             bucket,
@@ -325,7 +330,7 @@ impl StoreReader {
 }
 
 /// The size of the regular file at `path`, or why there is none.
-fn probe(bucket: Option<&ObjectFs>, path: &Path) -> Result<u64, Verdict> {
+fn probe(bucket: Option<&dyn Store>, path: &Path) -> Result<u64, Verdict> {
     let metadata = match bucket {
         Some(bucket) => bucket.metadata(path),
         None => std::fs::metadata(path).map(|m| EntryMetadata::from(&m)),
@@ -342,7 +347,7 @@ fn probe(bucket: Option<&ObjectFs>, path: &Path) -> Result<u64, Verdict> {
     }
 }
 
-fn hash_blob(bucket: Option<&ObjectFs>, path: &Path) -> Result<(u64, ContentDigest), String> {
+fn hash_blob(bucket: Option<&dyn Store>, path: &Path) -> Result<(u64, ContentDigest), String> {
     let file: Box<dyn io::Read + Send> = match bucket {
         Some(bucket) => bucket.open(path),
         None => std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn io::Read + Send>),

@@ -1,0 +1,166 @@
+//! NATS JetStream roots in the command (issue 22): `nats://host:port/<name>`
+//! wherever a root is taken, `events --follow` live, a whole root copied
+//! between a directory and a NATS root in sequence order, and a root no
+//! writer created. The server is the testkit's `nats-server -js` on
+//! 127.0.0.1 (a test fails when it cannot be had).
+#![allow(clippy::panic)]
+
+use std::process::Stdio;
+
+use nenjim_journal_testkit::cli::{Lines, assert_code, exit_of, signal, tempdir, write};
+use nenjim_journal_testkit::nats::NatsServer;
+use serde_json::Value;
+
+use crate::operators::{command, run, run_json};
+
+/// The event lines of `events <root> --json`, without the root's name.
+fn events(root: &dyn AsRef<std::ffi::OsStr>) -> Vec<Value> {
+    let output = run(&[&"events", root, &"--json"]);
+    assert_code(&output, 0);
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+#[test]
+fn every_command_takes_a_nats_root_and_follow_is_live() {
+    let server = NatsServer::start();
+    let root = server.root("hub");
+    let dir = tempdir();
+    let doc = run_json(&[&"init", &root], 0);
+    assert_eq!(doc["created_root"], true, "{doc}");
+    run_json(
+        &[&"create", &root, &"left-pad", &"--description", &"pads"],
+        0,
+    );
+    let blob = dir.path().join("a.tgz");
+    write(&blob, b"hello");
+    let put = run_json(&[&"put-blob", &"--store", &root, &blob], 0);
+    assert_eq!(put["size"], 5, "{put}");
+    let released = run_json(
+        &[
+            &"release",
+            &root,
+            &"left-pad",
+            &"1.0.0",
+            &"--license",
+            &"MIT",
+            &"--content",
+            &blob,
+        ],
+        0,
+    );
+    assert_eq!(released["sequence"], 2, "{released}");
+    run_json(&[&"yank", &root, &"left-pad", &"1.0.0", &"broken"], 0);
+    let list = run_json(&[&"list", &root], 0);
+    assert_eq!(list["artifacts"][0]["coordinate"], "left-pad", "{list}");
+    let check = run_json(&[&"check", &root], 0);
+    assert_eq!(
+        (&check["ok"], &check["revisions"]),
+        (&Value::from(true), &Value::from(3))
+    );
+    let verified = run_json(&[&"verify-content", &root], 0);
+    assert_eq!(verified["checked"], 1, "{verified}");
+    let history = run(&[&"history", &root, &"left-pad"]);
+    assert_code(&history, 0);
+    let show = run(&[&"show", &root, &"left-pad"]);
+    assert_code(&show, 0);
+    assert!(String::from_utf8_lossy(&show.stdout).contains("1.0.0"));
+
+    // Follow live from after sequence 2; another process releases 1.1.0.
+    let mut child = command(&[&"events", &root, &"--follow", &"--json", &"--after", &"2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let mut stdout = Lines::stdout(&mut child);
+    let yanked = stdout.until("\"sequence\"");
+    assert!(yanked.contains("\"sequence\":3"), "{yanked}");
+    let second = dir.path().join("b.tgz");
+    write(&second, b"world");
+    run_json(
+        &[
+            &"release",
+            &root,
+            &"left-pad",
+            &"1.1.0",
+            &"--license",
+            &"MIT",
+            &"--content",
+            &second,
+        ],
+        0,
+    );
+    let new = stdout.until("1.1.0");
+    let event: Value = serde_json::from_str(&new).unwrap_or_else(|e| panic!("{e}: {new}"));
+    assert_eq!(
+        (&event["sequence"], &event["kind"]),
+        (&Value::from(4), &Value::from("release_published")),
+        "{event}"
+    );
+    signal(&child, "INT");
+    let status = exit_of(&mut child);
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "{}",
+        Lines::stderr(&mut child).rest()
+    );
+    assert_eq!(stdout.rest().lines().count(), 2, "each event once");
+}
+
+#[test]
+fn a_root_is_copied_between_a_directory_and_nats_keeping_its_sequences() {
+    let server = NatsServer::start();
+    let dir = tempdir();
+    let local = dir.path().join("journals");
+    run_json(&[&"init", &local], 0);
+    for (name, text) in [("a", "x"), ("b", "y"), ("c", "z")] {
+        run_json(&[&"create", &local, &name, &"--description", &text], 0);
+    }
+    let nats = server.root("copy");
+    run_json(&[&"init", &nats], 0);
+    let copied = run_json(&[&"append", &nats, &local], 0);
+    assert_eq!(
+        copied["appended"].as_array().map(Vec::len),
+        Some(3),
+        "{copied}"
+    );
+    assert_eq!(events(&nats), events(&local));
+    // And back, into another directory: the same feed again.
+    let back = dir.path().join("back");
+    run_json(&[&"init", &back], 0);
+    run_json(&[&"append", &back, &nats], 0);
+    assert_eq!(events(&back), events(&local));
+    // A second copy finds everything copied already.
+    let again = run_json(&[&"append", &nats, &local], 0);
+    let new: Vec<&Value> = again["appended"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| a["new"] == true)
+        .collect();
+    assert!(new.is_empty(), "{again}");
+}
+
+#[test]
+fn a_nats_root_no_writer_created_is_missing_and_writing_says_to_init_it() {
+    let server = NatsServer::start();
+    let root = server.root("nobody");
+    let listed = run(&[&"list", &root]);
+    assert_code(&listed, 2);
+    let stderr = String::from_utf8_lossy(&listed.stderr);
+    assert!(stderr.contains("nobody"), "{stderr}");
+    let created = run(&[&"create", &root, &"a", &"--description", &"x"]);
+    assert!(
+        String::from_utf8_lossy(&created.stderr).contains("init"),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    assert_ne!(created.status.code(), Some(0));
+    // `init --store` has nothing to record on a NATS root.
+    let store = tempdir();
+    let refused = run(&[&"init", &root, &"--store", &store.path()]);
+    assert_code(&refused, 2);
+}
