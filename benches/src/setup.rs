@@ -11,6 +11,9 @@
 //! | `NENJIM_BENCH_P7_RUNS` | 3 | P7: timed runs of each measure (the median is reported) |
 //! | `NENJIM_BENCH_S3_ARTIFACTS` | 500 | P10: artifacts (two revisions each) of the root in moto's S3 bucket |
 //! | `NENJIM_BENCH_LEDGER_LARGE` | 100000 | P11: revisions of the larger ledger root refreshed (the smaller has 1 000) |
+//! | `NENJIM_BENCH_FOLLOW_APPENDS` | 1000 | P15: appends to a NATS root whose follow latency is measured |
+//! | `NENJIM_BENCH_NATS_START` | 100000 | P16: revisions of the NATS root started (`N/5` artifacts x 5 revisions) |
+//! | `NENJIM_BENCH_NATS_RUNS` | 3 | P16: timed runs of each measure (the median is reported) |
 
 use std::fs;
 use std::io;

