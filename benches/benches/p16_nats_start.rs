@@ -153,6 +153,19 @@ fn main() -> ExitCode {
         assert_eq!(held, revisions, "the start holds every revision appended");
     }
 
+    if std::env::var_os("P16_PROBE").is_some() {
+        for _ in 0..3 {
+            let t = Instant::now();
+            let ledger = root.ledger().unwrap();
+            let connected = t.elapsed();
+            let mut after = 0;
+            while after < tip {
+                let batch = ledger.read_after(after, 4096).unwrap();
+                after = batch.last().unwrap().entry().sequence();
+            }
+            eprintln!("probe: connect {connected:?}, read_after of {tip}: {:?}", t.elapsed());
+        }
+    }
     let runtime = nats_common::runtime();
     let (floor_ns, floor_all) = median_ns(runs, || {
         let t = Instant::now();

@@ -92,10 +92,10 @@ pub struct NatsBackend {
     /// Revision bytes put by the writer, waiting for their commit, by
     /// path under the root (`<coordinate>/<version>.journal`).
     staged: Mutex<HashMap<String, Bytes>>,
-    /// Revision bytes read with their entries, waiting for the loader.
-    read: Mutex<HashMap<String, Bytes>>,
-    /// The sequence of every revision path read (to fetch it again).
-    sequences: Mutex<HashMap<String, u64>>,
+    /// Every revision path read, by path under the root: its entry's
+    /// sequence (to fetch it again) and its bytes while they wait for the
+    /// loader (taken out by its read).
+    read: Mutex<HashMap<String, (u64, Option<Bytes>)>>,
     /// The transparency log's key-value bucket, once opened.
     tlog: Mutex<Option<kv::Store>>,
 }
@@ -132,7 +132,6 @@ impl NatsBackend {
             root,
             staged: Mutex::new(HashMap::new()),
             read: Mutex::new(HashMap::new()),
-            sequences: Mutex::new(HashMap::new()),
             tlog: Mutex::new(None),
         })
     }
@@ -202,10 +201,11 @@ impl NatsBackend {
     /// The bytes of the revision file `key`: kept from a read (taken out),
     /// else fetched again by the sequence it was read at.
     fn revision_bytes(&self, key: &str) -> io::Result<Bytes> {
-        if let Some(bytes) = lock(&self.read).remove(key) {
-            return Ok(bytes);
-        }
-        let sequence = lock(&self.sequences).get(key).copied();
+        let sequence = match lock(&self.read).get_mut(key) {
+            Some((_, bytes @ Some(_))) => return Ok(bytes.take().unwrap_or_default()),
+            Some((sequence, None)) => Some(*sequence),
+            None => None,
+        };
         let Some(sequence) = sequence else {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -325,10 +325,12 @@ impl FileSystem for NatsBackend {
         match self.place(path) {
             Place::Root => Ok(EntryMetadata::new(EntryKind::Directory, 0)),
             Place::Revision(key) => {
-                let kept = lock(&self.read).get(&key).map(Bytes::len);
+                let kept = lock(&self.read)
+                    .get(&key)
+                    .map(|(_, bytes)| bytes.as_ref().map(Bytes::len));
                 match kept {
-                    Some(len) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
-                    None if lock(&self.sequences).contains_key(&key) => {
+                    Some(Some(len)) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
+                    Some(None) => {
                         let len = self.revision_bytes(&key)?.len();
                         Ok(EntryMetadata::new(EntryKind::File, len as u64))
                     }
@@ -567,13 +569,11 @@ impl LedgerReader for NatsBackend {
         let messages = self.ledger.read_after(after, max)?;
         let mut entries = Vec::with_capacity(messages.len());
         let mut read = lock(&self.read);
-        let mut sequences = lock(&self.sequences);
         for message in messages {
             let (entry, revision) = message.into_parts();
             if let (Some(pointer), Some(bytes)) = (entry.revision(), revision) {
                 let key = NatsBackend::revision_key(pointer);
-                sequences.insert(key.clone(), entry.sequence());
-                read.insert(key, bytes);
+                read.insert(key, (entry.sequence(), Some(bytes)));
             }
             entries.push(entry);
         }

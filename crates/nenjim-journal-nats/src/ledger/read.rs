@@ -44,26 +44,34 @@ impl NatsLedger {
             Some((_, _, messages)) => messages,
             None => self.ordered(after)?,
         };
-        let mut read = Vec::with_capacity(count.min(4096));
-        while read.len() < count {
-            let expected = after + read.len() as u64 + 1;
-            let timeout = self.inner.root.options.request_timeout;
-            let next =
-                conn.block_on(async { tokio::time::timeout(timeout, messages.next()).await });
-            let message = match next {
-                Ok(Some(Ok(message))) => message,
-                Ok(Some(Err(e))) => {
-                    return Err(conn.request_error("cannot read the ledger's stream", e));
+        // The batch is received in one wait on the runtime (not one per
+        // message), then decoded here.
+        let timeout = self.inner.root.options.request_timeout;
+        let received = conn.block_on(async {
+            let mut received = Vec::with_capacity(count.min(4096));
+            while received.len() < count {
+                match tokio::time::timeout(timeout, messages.next()).await {
+                    Ok(Some(Ok(message))) => received.push(message),
+                    Ok(Some(Err(e))) => return Err(Some(e.to_string())),
+                    Ok(None) => return Err(None),
+                    Err(_) => {
+                        return Err(Some(format!(
+                            "no message {} within {timeout:?}",
+                            after + received.len() as u64 + 1
+                        )));
+                    }
                 }
-                Ok(None) => return Err(conn.lost_error()),
-                Err(_) => {
-                    return Err(conn.request_error(
-                        "cannot read the ledger's stream",
-                        format!("no message {expected} within {timeout:?}"),
-                    ));
-                }
-            };
-            read.push(self.decode(&message, expected)?);
+            }
+            Ok(received)
+        });
+        let received = match received {
+            Ok(received) => received,
+            Err(Some(e)) => return Err(conn.request_error("cannot read the ledger's stream", e)),
+            Err(None) => return Err(conn.lost_error()),
+        };
+        let mut read = Vec::with_capacity(received.len());
+        for (i, message) in received.iter().enumerate() {
+            read.push(self.decode(message, after + i as u64 + 1)?);
         }
         *lock(&self.inner.reading) = Some((after + read.len() as u64, reconnections, messages));
         Ok(read)
@@ -99,8 +107,10 @@ impl NatsLedger {
         message: &async_nats::jetstream::Message,
         expected: u64,
     ) -> Result<LedgerMessage, JournalError> {
-        let path = self.entry_path(expected);
-        let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m).with_path(&path);
+        // The entry's path is only made for an error (a start reads every entry).
+        let mismatch = |m: String| {
+            error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(expected))
+        };
         let sequence = message
             .info()
             .map_err(|e| {
@@ -163,19 +173,17 @@ impl NatsLedger {
         headers: Option<&async_nats::HeaderMap>,
         payload: &Bytes,
     ) -> Result<LedgerMessage, JournalError> {
-        let path = self.entry_path(sequence);
-        let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m).with_path(&path);
-        let header = |name: &str| {
-            headers
-                .and_then(|h| h.get(name))
-                .map(|v| v.as_str().to_owned())
+        // The entry's path is only made for an error (a start reads every entry).
+        let mismatch = |m: String| {
+            error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(sequence))
         };
+        let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
         let line = header(RECORD_HEADER).ok_or_else(|| {
             mismatch(format!(
                 "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
             ))
         })?;
-        let entry = Entry::parse(&line).map_err(|e| mismatch(e.to_string()))?;
+        let entry = Entry::parse(line).map_err(|e| mismatch(e.to_string()))?;
         if entry.sequence() != sequence {
             return Err(mismatch(format!(
                 "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
@@ -200,7 +208,7 @@ impl NatsLedger {
                         payload.len()
                     )));
                 }
-                let bytes = self.read_blob(&key, pointer.size(), &mismatch)?;
+                let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
                 check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
                 Some(bytes)
             }
