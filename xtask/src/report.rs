@@ -734,6 +734,20 @@ pub fn run(
                 p16["floor_ns"].as_f64().map_or("-".to_owned(), time)
             ),
         });
+        rows.push(Row {
+            bench: "P16 NATS start".to_owned(),
+            what: "the ledger read alone (NatsLedger::read_after of every entry, checked, not parsed) vs the same raw read: the read's part of the start".to_owned(),
+            ratio: match (p16["read_ns"].as_f64(), p16["floor_ns"].as_f64()) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            },
+            target: Target::None,
+            detail: format!(
+                "ledger read {} / raw read {}",
+                p16["read_ns"].as_f64().map_or("-".to_owned(), time),
+                p16["floor_ns"].as_f64().map_or("-".to_owned(), time)
+            ),
+        });
     }
 
     let mut md = String::new();
