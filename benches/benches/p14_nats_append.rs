@@ -88,7 +88,11 @@ fn p14(c: &mut Criterion) {
             ..Config::default()
         }))
         .unwrap();
-    let mut last = runtime.block_on(ledger_like.get_info()).unwrap().state.last_sequence;
+    let mut last = runtime
+        .block_on(ledger_like.get_info())
+        .unwrap()
+        .state
+        .last_sequence;
     group.bench_function("publish_as_ledger", |b| {
         b.iter(|| {
             let record = format!(
