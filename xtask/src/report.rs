@@ -675,6 +675,14 @@ pub fn run(
         "p14_nats_append/floor",
         Target::AtMost(1.5),
     ));
+    rows.push(ratio_row(
+        t,
+        "P14 NATS append",
+        "the commit's publish alone (record header, message id, expected last sequence, to a stream with the ledger's duplicate window) vs the plain publish: the server's part of the difference",
+        "p14_nats_append/publish_as_ledger",
+        "p14_nats_append/floor",
+        Target::None,
+    ));
 
     if let Some(p15) = result(t, "p15_nats_follow") {
         sizes.push(format!(
