@@ -33,7 +33,8 @@
 //!   keeps them by revision path, so that the loader's
 //!   [`FileSystem::read_recorded`] (or [`read`](FileSystem::read)) of that
 //!   path returns them. A read takes them out (memory does not grow with
-//!   the reads); a path read again (the loader re-reads a revision that did
+//!   the reads, and what is kept unread is at most [`KEPT_MAX`] bytes:
+//!   past it a revision is not kept); a path not kept, or read again (the loader re-reads a revision that did
 //!   not parse, to tell a changed file from a recorded one) is fetched again
 //!   by its entry's sequence, which the backend remembers for every path it
 //!   read ([`NatsLedger::read_entry`]).
@@ -92,12 +93,46 @@ pub struct NatsBackend {
     /// Revision bytes put by the writer, waiting for their commit, by
     /// path under the root (`<coordinate>/<version>.journal`).
     staged: Mutex<HashMap<String, Bytes>>,
-    /// Revision bytes read with their entries, waiting for the loader.
-    read: Mutex<HashMap<String, Bytes>>,
+    /// Revision bytes read with their entries, waiting for the loader (at
+    /// most [`KEPT_MAX`] bytes of them).
+    read: Mutex<Kept>,
     /// The sequence of every revision path read (to fetch it again).
     sequences: Mutex<HashMap<String, u64>>,
     /// The transparency log's key-value bucket, once opened.
     tlog: Mutex<Option<kv::Store>>,
+}
+
+/// The most revision bytes a backend keeps from its reads for the loader
+/// (256 MiB): past it, a revision read through the ledger but not yet
+/// through its path is not kept, and its path's read fetches it again by
+/// its entry's sequence. So a caller that reads entries without ever
+/// reading their revision files holds a bounded amount of memory.
+pub const KEPT_MAX: usize = 256 * 1024 * 1024;
+
+/// Revision bytes kept from the reads, by path, and their total size.
+#[derive(Debug, Default)]
+struct Kept {
+    bytes: HashMap<String, Bytes>,
+    total: usize,
+}
+
+impl Kept {
+    /// Keeps `bytes` for `key` unless that would pass [`KEPT_MAX`].
+    fn keep(&mut self, key: String, bytes: Bytes) {
+        if let Some(old) = self.bytes.remove(&key) {
+            self.total -= old.len();
+        }
+        if self.total + bytes.len() <= KEPT_MAX {
+            self.total += bytes.len();
+            self.bytes.insert(key, bytes);
+        }
+    }
+    /// Takes the bytes kept for `key` out.
+    fn take(&mut self, key: &str) -> Option<Bytes> {
+        let bytes = self.bytes.remove(key)?;
+        self.total -= bytes.len();
+        Some(bytes)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,7 +166,7 @@ impl NatsBackend {
             ledger,
             root,
             staged: Mutex::new(HashMap::new()),
-            read: Mutex::new(HashMap::new()),
+            read: Mutex::new(Kept::default()),
             sequences: Mutex::new(HashMap::new()),
             tlog: Mutex::new(None),
         })
@@ -202,7 +237,7 @@ impl NatsBackend {
     /// The bytes of the revision file `key`: kept from a read (taken out),
     /// else fetched again by the sequence it was read at.
     fn revision_bytes(&self, key: &str) -> io::Result<Bytes> {
-        if let Some(bytes) = lock(&self.read).remove(key) {
+        if let Some(bytes) = lock(&self.read).take(key) {
             return Ok(bytes);
         }
         let sequence = lock(&self.sequences).get(key).copied();
@@ -325,7 +360,7 @@ impl FileSystem for NatsBackend {
         match self.place(path) {
             Place::Root => Ok(EntryMetadata::new(EntryKind::Directory, 0)),
             Place::Revision(key) => {
-                let kept = lock(&self.read).get(&key).map(Bytes::len);
+                let kept = lock(&self.read).bytes.get(&key).map(Bytes::len);
                 match kept {
                     Some(len) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
                     None if lock(&self.sequences).contains_key(&key) => {
@@ -573,7 +608,7 @@ impl LedgerReader for NatsBackend {
             if let (Some(pointer), Some(bytes)) = (entry.revision(), revision) {
                 let key = NatsBackend::revision_key(pointer);
                 sequences.insert(key.clone(), entry.sequence());
-                read.insert(key, bytes);
+                read.keep(key, bytes);
             }
             entries.push(entry);
         }
