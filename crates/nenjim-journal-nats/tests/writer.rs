@@ -260,9 +260,32 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
     assert!(w.state().latest(&"other".parse().unwrap()).is_some());
     let retried = w.append(&y).unwrap();
     assert_eq!((retried.sequence(), retried.is_new()), (3, true));
+
+    // The same for a batch: the first entry finds the tip moved, nothing
+    // of the batch is committed, and the batch retried commits whole.
+    let z = bare_genesis("other-two", &ts(4));
+    let record = Record::Revision(RevisionPointer::new(
+        "other-two".parse().unwrap(),
+        ts(4).parse().unwrap(),
+        z.len() as u64,
+        RevisionDigest::of_text(&z),
+    ));
+    other.commit_at(3, record, Some(z.as_bytes())).unwrap();
+    let batch = [
+        bare_genesis("batch-one", &ts(5)),
+        bare_genesis("batch-two", &ts(6)),
+    ];
+    let batch: Vec<&str> = batch.iter().map(String::as_str).collect();
+    let e = w.append_batch(&batch).unwrap_err();
+    assert_eq!(e.error().kind(), ErrorKind::TipMoved, "{e}");
+    assert!(e.appended().is_empty());
+    assert_eq!(other.tip().unwrap(), 4);
+    let appended = w.append_batch(&batch).unwrap();
+    let sequences: Vec<u64> = appended.iter().map(|a| a.sequence()).collect();
+    assert_eq!(sequences, [5, 6]);
     w.close().unwrap();
     let (state, tip) = loaded(&nats);
-    assert_eq!(tip, 3);
+    assert_eq!(tip, 6);
     let names: Vec<(u64, String)> = worldview(&state)
         .into_iter()
         .map(|(s, c, _, _)| (s, c))
@@ -272,7 +295,10 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
         [
             (1, "first".to_owned()),
             (2, "other".to_owned()),
-            (3, "mine".to_owned())
+            (3, "mine".to_owned()),
+            (4, "other-two".to_owned()),
+            (5, "batch-one".to_owned()),
+            (6, "batch-two".to_owned())
         ]
     );
 }
@@ -431,12 +457,22 @@ fn a_repeat_is_idempotent_and_every_refusal_commits_nothing() {
     let e = w.append_batch(&[missing.as_str()]).unwrap_err();
     assert_eq!(e.error().kind(), ErrorKind::BlobMissing, "{e}");
     assert_eq!(ledger.tip().unwrap(), 1);
+    // A batch stops at its refused text: the texts before it are
+    // committed, nothing of it or after it.
+    let (a, b) = (bare_genesis("a-lib", &ts(4)), bare_genesis("b-lib", &ts(5)));
+    let e = w
+        .append_batch(&[a.as_str(), missing.as_str(), b.as_str()])
+        .unwrap_err();
+    assert_eq!((e.index(), e.error().kind()), (1, ErrorKind::BlobMissing));
+    assert_eq!(e.appended()[0].sequence(), 2);
+    assert_eq!(ledger.tip().unwrap(), 2);
     // With the blob put, the same text is appended.
     assert_eq!(w.put_blob(b"never put").unwrap(), blob);
-    assert_eq!(w.append(&missing).unwrap().sequence(), 2);
+    assert_eq!(w.append(&missing).unwrap().sequence(), 3);
     w.close().unwrap();
     let (state, tip) = loaded(&nats);
-    assert_eq!((tip, state.len()), (2, 2));
+    assert_eq!((tip, state.len()), (3, 3));
+    assert!(state.latest(&"b-lib".parse().unwrap()).is_none());
 }
 
 /// A revision over the inline limit travels as a blob (the message carries
