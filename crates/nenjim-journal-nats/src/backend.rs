@@ -25,7 +25,8 @@
 //!   ([`NatsLedger::commit_at`]: inline, or as a blob first above the
 //!   inline limit). A revision file "exists" only once its record is
 //!   committed; a put of a staged path replaces what was staged (the same
-//!   append retried). A commit takes the staged bytes of its records
+//!   append retried). A batch ([`Ledger::commit_batch`]) is committed by
+//!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). A commit takes the staged bytes of its records
 //!   whatever its outcome ([`Ledger::commit_batch`] those of every record
 //!   it was given), so nothing staged outlives the append that staged it.
 //! - **reading**: [`LedgerReader::read_after`] reads each entry with its
@@ -641,34 +642,54 @@ impl Ledger for NatsBackend {
         self.commit_record(tip, record)
     }
 
+    /// The records with their staged bytes (taken out), up to the first
+    /// revision that has none, committed in order by
+    /// [`NatsLedger::commit_batch_at`]: atomic publishes of many entries
+    /// each, whole or not at all.
     fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        let keys: Vec<String> = records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Revision(pointer) => Some(NatsBackend::revision_key(pointer)),
-                _ => None,
-            })
-            .collect();
-        let mut entries = Vec::with_capacity(records.len());
-        let mut tip = tip;
-        let mut stopped = None;
-        for record in records {
-            match self.commit_record(tip, record) {
-                Ok(entry) => {
-                    tip = entry.sequence();
-                    entries.push(entry);
+        let mut with_bytes: Vec<(Record, Option<Bytes>)> = Vec::with_capacity(records.len());
+        let mut missing = None;
+        {
+            let mut staged = lock(&self.staged);
+            let mut taken = Vec::new();
+            for record in &records {
+                if let Record::Revision(pointer) = record {
+                    taken.push(staged.remove(&NatsBackend::revision_key(pointer)));
                 }
-                Err(e) => {
-                    stopped = Some(e);
-                    break;
+            }
+            let mut taken = taken.into_iter();
+            for record in records {
+                match &record {
+                    Record::Revision(pointer) => match taken.next().flatten() {
+                        Some(bytes) => with_bytes.push((record, Some(bytes))),
+                        None => {
+                            // What follows it is not committed either.
+                            missing = Some(seam::CommitError::Failed(
+                                error::error(
+                                    ErrorKind::Io,
+                                    "found no revision file put for this record, expected the writer to put it before the commit; nothing of it or after it was committed",
+                                )
+                                .with_path(self.root.join(NatsBackend::revision_key(pointer))),
+                            ));
+                            break;
+                        }
+                    },
+                    _ => with_bytes.push((record, None)),
                 }
             }
         }
-        // The records not reached keep nothing staged.
-        let mut staged = lock(&self.staged);
-        for key in &keys {
-            staged.remove(key);
-        }
+        let batch = with_bytes
+            .iter()
+            .map(|(record, bytes)| (record.clone(), bytes.as_deref()))
+            .collect();
+        let (entries, stopped) = self.ledger.commit_batch_at(tip, batch);
+        let stopped = match stopped {
+            Some(CommitError::TipMoved { found, .. }) => {
+                Some(seam::CommitError::TipMoved { found })
+            }
+            Some(CommitError::Failed(e)) => Some(seam::CommitError::Failed(e)),
+            None => missing,
+        };
         BatchCommit { entries, stopped }
     }
 }

@@ -603,3 +603,83 @@ fn the_server_stopped_under_a_writer_leaves_nothing_half_committed() {
     let (state, tip) = loaded(&root(&server, "stopped"));
     assert_eq!((tip, state.len()), (3, 2));
 }
+
+/// A batch is committed by atomic batch publishes: one batch id on every
+/// message of a chunk of the writer's batch, a revision over the inline
+/// limit among them (its blob put first), the sequences in order.
+#[test]
+fn a_batch_is_committed_by_atomic_publishes() {
+    let server = NatsServer::start();
+    let nats = root(&server, "atomic").inline_limit(512);
+    let mut w = nats.writer(WriterOptions::new().batch_max(100)).unwrap();
+    let mut texts: Vec<String> = (0..150)
+        .map(|i| bare_genesis(&format!("lib-{i}"), &ts(1)))
+        .collect();
+    texts[7] = texts[7].replace(
+        "DESCRIPTION \"lib-7\"",
+        &format!("DESCRIPTION \"{}\"", "y".repeat(2000)),
+    );
+    let batch: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let appended = w.append_batch(&batch).unwrap();
+    let sequences: Vec<u64> = appended.iter().map(|a| a.sequence()).collect();
+    assert_eq!(sequences, (1..=150).collect::<Vec<_>>());
+    w.close().unwrap();
+
+    let batch_id = |sequence: u64| {
+        let (headers, _) = super::writer_processes::raw_message(&server, "atomic", sequence);
+        headers
+            .into_iter()
+            .find(|(k, _)| k == "Nats-Batch-Id")
+            .map(|(_, v)| v)
+    };
+    let first = batch_id(1).expect("the first chunk is an atomic batch");
+    assert_eq!(batch_id(8).as_ref(), Some(&first));
+    assert_eq!(batch_id(100).as_ref(), Some(&first));
+    let second = batch_id(101).expect("the second chunk is an atomic batch");
+    assert_ne!(first, second);
+    assert_eq!(batch_id(150).as_ref(), Some(&second));
+    let (state, tip) = loaded(&nats);
+    assert_eq!((tip, state.len()), (150, 150));
+    let large = state.latest(&"lib-7".parse().unwrap()).unwrap();
+    assert_eq!(large.digest(), &RevisionDigest::of_text(&texts[7]));
+}
+
+/// A stream made without atomic publishes (by an older version) takes a
+/// batch one publish per entry, with the same sequences.
+#[test]
+fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry() {
+    let server = NatsServer::start();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
+        js.create_stream(async_nats::jetstream::stream::Config {
+            name: "NENJIM_older".to_owned(),
+            subjects: vec!["nenjim.older.ledger".to_owned()],
+            allow_direct: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    });
+    let nats = root(&server, "older");
+    assert!(!nats.ledger().unwrap().atomic_batches().unwrap());
+    let mut w = writer(&nats);
+    let texts: Vec<String> = (0..3)
+        .map(|i| bare_genesis(&format!("lib-{i}"), &ts(1)))
+        .collect();
+    let batch: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let sequences: Vec<u64> = w
+        .append_batch(&batch)
+        .unwrap()
+        .iter()
+        .map(|a| a.sequence())
+        .collect();
+    assert_eq!(sequences, [1, 2, 3]);
+    w.close().unwrap();
+    let (headers, _) = super::writer_processes::raw_message(&server, "older", 2);
+    assert!(!headers.iter().any(|(k, _)| k == "Nats-Batch-Id"));
+    assert_eq!(loaded(&nats).1, 3);
+}
