@@ -87,7 +87,6 @@ const TLOG_DIR: &str = ".ledger/tlog/";
 /// A NATS root as a seam `Store` and `Ledger` (see the [module docs](self)).
 /// Share it as an `Arc<NatsBackend>`: every call blocks on the ledger's
 /// runtime, from plain threads.
-#[derive(Debug)]
 pub struct NatsBackend {
     ledger: NatsLedger,
     root: PathBuf,
@@ -133,6 +132,17 @@ impl Kept {
         let bytes = self.bytes.remove(key)?;
         self.total -= bytes.len();
         Some(bytes)
+    }
+}
+
+/// The root and how much is staged and kept (never the bytes).
+impl std::fmt::Debug for NatsBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsBackend")
+            .field("root", &self.root)
+            .field("staged", &lock(&self.staged).len())
+            .field("kept_bytes", &lock(&self.read).total)
+            .finish_non_exhaustive()
     }
 }
 
