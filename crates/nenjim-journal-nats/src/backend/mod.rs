@@ -194,6 +194,12 @@ impl NatsBackend {
         &self.ledger
     }
 
+    /// This backend as a boxed seam `Ledger` (what
+    /// `FsJournalWriter::open_with` takes), sharing it.
+    pub fn shared_ledger(self: &Arc<Self>) -> Box<dyn Ledger> {
+        Box::new(SharedLedger(self.clone()))
+    }
+
     /// The root's lease (its bucket must exist: [`Ledger::create`] makes it).
     pub fn lease(&self) -> Result<NatsLease, JournalError> {
         self.ledger.lease()
@@ -452,5 +458,33 @@ impl Ledger for NatsBackend {
             None => missing,
         };
         BatchCommit { entries, stopped }
+    }
+}
+
+/// A shared backend as the seam's `Ledger` ([`NatsBackend::shared_ledger`]).
+#[derive(Debug)]
+struct SharedLedger(Arc<NatsBackend>);
+
+impl LedgerReader for SharedLedger {
+    fn exists(&self) -> Result<bool, JournalError> {
+        self.0.exists()
+    }
+    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
+        self.0.read_after(after, max)
+    }
+    fn entry_path(&self, sequence: u64) -> PathBuf {
+        LedgerReader::entry_path(&*self.0, sequence)
+    }
+}
+
+impl Ledger for SharedLedger {
+    fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
+        self.0.create(entries)
+    }
+    fn commit(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
+        self.0.commit(tip, record)
+    }
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        self.0.commit_batch(tip, records)
     }
 }
