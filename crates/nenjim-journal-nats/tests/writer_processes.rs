@@ -72,9 +72,10 @@ fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeM
     assert_eq!(seen, wanted, "the child ended before its reports");
 }
 
-/// A writer process appends and reports each append it got; it is killed
-/// after a varying number of reports, at any point of its next append
-/// (before, during or after its publish). After each kill the root loads
+/// A writer process appends (single texts and batches in turn) and
+/// reports each append it got; it is killed after a varying number of
+/// reports, at any point of its next append (before, during or after its
+/// publish, inside a batch's atomic publish). After each kill the root loads
 /// with every reported append at its reported sequence, every entry whole;
 /// the next writer takes the killed one's lease over (made expired here,
 /// as its time running out would) and fences.
@@ -113,9 +114,22 @@ fn child_appends_until_killed() {
     };
     let nats = NatsRoot::parse_with_env(&root, Vec::<(String, String)>::new()).unwrap();
     let mut writer = nats.writer(WriterOptions::new()).unwrap();
+    // Single appends and batches (atomic publishes of three) in turn.
     for i in 0..10_000 {
-        let name = format!("r{round}-{i}");
-        let appended = writer.append(&bare_genesis(&name, &ts(1))).unwrap();
-        println!("APPENDED {name} {}", appended.sequence());
+        let names: Vec<String> = if i % 2 == 0 {
+            vec![format!("r{round}-{i}")]
+        } else {
+            (0..3).map(|k| format!("r{round}-{i}-{k}")).collect()
+        };
+        let texts: Vec<String> = names.iter().map(|n| bare_genesis(n, &ts(1))).collect();
+        let appended = match texts.as_slice() {
+            [one] => vec![writer.append(one).unwrap()],
+            many => writer
+                .append_batch(&many.iter().map(String::as_str).collect::<Vec<_>>())
+                .unwrap(),
+        };
+        for (name, appended) in names.iter().zip(&appended) {
+            println!("APPENDED {name} {}", appended.sequence());
+        }
     }
 }
