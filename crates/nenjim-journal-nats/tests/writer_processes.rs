@@ -3,8 +3,6 @@
 //! SIGKILL wherever it is.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
 
 use nenjim_journal_api::append::JournalWriter;
 use nenjim_journal_nats::NatsRoot;
@@ -40,35 +38,19 @@ pub(crate) fn raw_message(
     })
 }
 
-/// Runs the child writer on `root` for round `round`, reads its
-/// `APPENDED <artifact> <sequence>` reports into `reported` until `wanted`
-/// came (or its output ended), then kills it (SIGKILL) and reaps it.
+/// Runs the child writer on `root` for round `round` until `wanted`
+/// reports came, then kills it (SIGKILL).
 fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeMap<String, u64>) {
-    let mut process = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "writer_processes::child_appends_until_killed",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("NENJIM_NATS_CHILD_ROOT", root)
-        .env("NENJIM_NATS_CHILD_ROUND", round.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
-    let mut seen = 0;
-    while seen < wanted {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some((_, rest)) = line.split_once("APPENDED ") {
-            let (name, sequence) = rest.split_once(' ').unwrap();
-            reported.insert(name.to_owned(), sequence.parse().unwrap());
-            seen += 1;
-        }
-    }
-    process.kill().unwrap();
-    process.wait().unwrap();
+    let round = round.to_string();
+    let seen = nenjim_journal_testkit::killed::kill_after_reports(
+        "writer_processes::child_appends_until_killed",
+        &[
+            ("NENJIM_NATS_CHILD_ROOT", root.as_ref()),
+            ("NENJIM_NATS_CHILD_ROUND", round.as_ref()),
+        ],
+        wanted,
+        reported,
+    );
     assert_eq!(seen, wanted, "the child ended before its reports");
 }
 
