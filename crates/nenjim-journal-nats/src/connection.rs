@@ -56,9 +56,12 @@ impl Connection {
             .max_reconnects(options.max_reconnects)
             .connection_timeout(options.request_timeout)
             .request_timeout(Some(options.request_timeout))
+            // The client counts the first connect (and the first attempt
+            // after a disconnect) as attempt 1: that one is not delayed
+            // (a delay there made every command wait a step first).
             .reconnect_delay_callback(move |attempts| {
-                let attempts = u32::try_from(attempts).unwrap_or(u32::MAX);
-                step.saturating_mul(attempts).min(Duration::from_secs(2))
+                let waits = u32::try_from(attempts.saturating_sub(1)).unwrap_or(u32::MAX);
+                step.saturating_mul(waits).min(Duration::from_secs(2))
             })
             .event_callback(move |event| {
                 let lost_tx = lost_tx.clone();

@@ -256,8 +256,9 @@ impl NatsRoot {
         self
     }
 
-    /// The wait before the n-th reconnect attempt is n times `step`, at
-    /// most 2 s (default 250 ms).
+    /// The wait before the n-th attempt to reach a server (after a lost
+    /// connection, or at the first connect) is n - 1 times `step`, at most
+    /// 2 s (default 250 ms): the first attempt is made at once.
     #[must_use]
     pub fn reconnect_delay(mut self, step: Duration) -> NatsRoot {
         self.options.reconnect_delay = step;
