@@ -235,3 +235,35 @@ fn checkpoint_verify_and_prove_work_on_a_signed_nats_root() {
     let other_verifier = String::from_utf8_lossy(&other_key.stdout).trim().to_owned();
     assert_code(&run(&[&"verify", &root, &"--key", &other_verifier]), 1);
 }
+
+#[test]
+fn the_command_authenticates_with_the_nats_settings_and_never_shows_the_secret() {
+    let server = NatsServer::start_with_args(&["--auth", "s3cret-t0ken"]);
+    let root = server.root("secured");
+    let init = |token: &str| {
+        crate::operators::command(&[&"init", &root])
+            .env("NATS_TOKEN", token)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let refused = init("wr0ng-t0ken");
+    assert_code(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("NATS_TOKEN"), "{stderr}");
+    assert!(
+        !stderr.contains("wr0ng") && !stderr.contains("s3cret"),
+        "{stderr}"
+    );
+    assert_code(&init("s3cret-t0ken"), 0);
+    // A setting that cannot be used is named too.
+    let missing = crate::operators::command(&[&"list", &root])
+        .env("NATS_CREDS", "/nonexistent/hub.creds")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_code(&missing, 2);
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("NATS_CREDS"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+}
