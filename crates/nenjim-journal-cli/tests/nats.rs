@@ -164,3 +164,106 @@ fn a_nats_root_no_writer_created_is_missing_and_writing_says_to_init_it() {
     let refused = run(&[&"init", &root, &"--store", &store.path()]);
     assert_code(&refused, 2);
 }
+
+#[test]
+fn checkpoint_verify_and_prove_work_on_a_signed_nats_root() {
+    let server = NatsServer::start();
+    let root = server.root("signed");
+    let dir = tempdir();
+    let key = dir.path().join("hub.key");
+    let keygen = run(&[&"keygen", &"hub.example", &"--out", &key]);
+    assert_code(&keygen, 0);
+    let verifier = String::from_utf8_lossy(&keygen.stdout).trim().to_owned();
+    run_json(&[&"init", &root, &"--signing-key", &key], 0);
+    for (name, text) in [("a", "x"), ("b", "y")] {
+        run_json(
+            &[
+                &"create",
+                &root,
+                &name,
+                &"--description",
+                &text,
+                &"--signing-key",
+                &key,
+            ],
+            0,
+        );
+    }
+    let checkpoint = run(&[&"checkpoint", &root]);
+    assert_code(&checkpoint, 0);
+    let older = dir.path().join("older.checkpoint");
+    write(&older, &checkpoint.stdout);
+    assert!(String::from_utf8_lossy(&checkpoint.stdout).starts_with("hub.example\n2\n"));
+    let verified = run_json(&[&"verify", &root, &"--key", &verifier], 0);
+    assert_eq!(verified["ok"], true, "{verified}");
+    run_json(
+        &[
+            &"create",
+            &root,
+            &"c",
+            &"--description",
+            &"z",
+            &"--signing-key",
+            &key,
+        ],
+        0,
+    );
+    let since = run_json(
+        &[&"verify", &root, &"--key", &verifier, &"--since", &older],
+        0,
+    );
+    assert_eq!(since["ok"], true, "{since}");
+    let history = run_json(&[&"history", &root, &"b"], 0);
+    let version = history["revisions"][0]["journal_version"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let proof = run(&[&"prove", &root, &"b", &version, &"--json"]);
+    assert_code(&proof, 0);
+    let proof: Value = serde_json::from_slice(&proof.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (&proof["index"], &proof["tree_size"]),
+        (&Value::from(1), &Value::from(3))
+    );
+    // A writer without the key is refused, and nothing is written.
+    let unsigned = run(&[&"create", &root, &"d", &"--description", &"w"]);
+    assert_ne!(unsigned.status.code(), Some(0));
+    assert_eq!(events(&root).len(), 3);
+    // Another key does not verify.
+    let other = dir.path().join("other.key");
+    let other_key = run(&[&"keygen", &"hub.example", &"--out", &other]);
+    let other_verifier = String::from_utf8_lossy(&other_key.stdout).trim().to_owned();
+    assert_code(&run(&[&"verify", &root, &"--key", &other_verifier]), 1);
+}
+
+#[test]
+fn the_command_authenticates_with_the_nats_settings_and_never_shows_the_secret() {
+    let server = NatsServer::start_with_args(&["--auth", "s3cret-t0ken"]);
+    let root = server.root("secured");
+    let init = |token: &str| {
+        crate::operators::command(&[&"init", &root])
+            .env("NATS_TOKEN", token)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let refused = init("wr0ng-t0ken");
+    assert_code(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("NATS_TOKEN"), "{stderr}");
+    assert!(
+        !stderr.contains("wr0ng") && !stderr.contains("s3cret"),
+        "{stderr}"
+    );
+    assert_code(&init("s3cret-t0ken"), 0);
+    // A setting that cannot be used is named too.
+    let missing = crate::operators::command(&[&"list", &root])
+        .env("NATS_CREDS", "/nonexistent/hub.creds")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_code(&missing, 2);
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("NATS_CREDS"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+}

@@ -2,8 +2,6 @@
 
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_nats::jetstream;
@@ -53,30 +51,23 @@ impl Connection {
         let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
         let step = options.reconnect_delay;
-        // The client asks for a delay before its first connection too (as
-        // attempt 1): none is waited then, only before reconnections (the
-        // n-th after a loss waits n steps). It was 250 ms on every connect.
-        let connected_once = Arc::new(AtomicBool::new(false));
-        let connected = connected_once.clone();
         let mut connect = async_nats::ConnectOptions::new()
             .name("nenjim-journal")
             .max_reconnects(options.max_reconnects)
             .connection_timeout(options.request_timeout)
             .request_timeout(Some(options.request_timeout))
+            // The client counts the first connect (and the first attempt
+            // after a disconnect) as attempt 1: that one is not delayed
+            // (a delay there made every command wait a step first).
             .reconnect_delay_callback(move |attempts| {
-                if !connected_once.load(Ordering::Acquire) {
-                    return Duration::ZERO;
-                }
-                let attempts = u32::try_from(attempts).unwrap_or(u32::MAX);
-                step.saturating_mul(attempts).min(Duration::from_secs(2))
+                let waits = u32::try_from(attempts.saturating_sub(1)).unwrap_or(u32::MAX);
+                step.saturating_mul(waits).min(Duration::from_secs(2))
             })
             .event_callback(move |event| {
                 let lost_tx = lost_tx.clone();
                 let reconnected_tx = reconnected_tx.clone();
-                let connected = connected.clone();
                 async move {
                     if matches!(event, async_nats::Event::Connected) {
-                        connected.store(true, Ordering::Release);
                         reconnected_tx.send_modify(|n| *n += 1);
                     }
                     if matches!(

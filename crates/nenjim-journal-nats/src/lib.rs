@@ -22,9 +22,12 @@
 //!   blob bucket as its content store unless the options name one, and a
 //!   signed root's checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
 //!
-//! The reference Journal over a NATS root (`NatsRoot::assembly`),
-//! following through its cursors, and the command's `nats://` roots are
-//! built on these; none of them exists yet.
+//! - [`NatsRoot::assembly`] is the reference Journal over the root
+//!   ([`reading`]: a [`NatsSource`], a lazily connected read-only view of a
+//!   backend, is its ledger, its files and its `LedgerFollow`): the same
+//!   lifecycle, queries, sequences and errors as over a directory, and
+//!   `ReplayRequest::follow(true)` cursors that wait for what any process
+//!   commits next. The command takes `nats://` roots on top of these.
 //!
 //! # A root on a server
 //!
@@ -34,7 +37,7 @@
 //!
 //! | what | JetStream |
 //! | --- | --- |
-//! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied |
+//! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied, atomic batch publishes allowed |
 //! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
 //! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
 //! | the content store ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
@@ -67,6 +70,14 @@
 //! against the record's size and SHA-256 before handing them out
 //! (`LedgerMismatch` on a difference, a missing object, a message whose
 //! record is not of its own sequence).
+//!
+//! A batch ([`NatsLedger::commit_batch_at`], the writer's `append_batch`)
+//! is one atomic batch publish per at most [`ledger::ATOMIC_BATCH_MAX`]
+//! entries and [`ledger::ATOMIC_BATCH_BYTES`] bytes: every message of it
+//! carries `Nats-Batch-Id` and `Nats-Batch-Sequence`, the first the
+//! expected tip, the last `Nats-Batch-Commit`, and the server stores the
+//! batch whole or not at all (the stream is created with `allow_atomic`;
+//! a stream without it takes one publish per entry).
 //!
 //! A commit ([`NatsLedger::commit_at`]) is a publish with
 //! `Nats-Expected-Last-Sequence: <tip>`: the server stores it only if the
@@ -245,8 +256,9 @@ impl NatsRoot {
         self
     }
 
-    /// The wait before the n-th reconnect attempt is n times `step`, at
-    /// most 2 s (default 250 ms).
+    /// The wait before the n-th attempt to reach a server (after a lost
+    /// connection, or at the first connect) is n - 1 times `step`, at most
+    /// 2 s (default 250 ms): the first attempt is made at once.
     #[must_use]
     pub fn reconnect_delay(mut self, step: Duration) -> NatsRoot {
         self.options.reconnect_delay = step;

@@ -12,38 +12,9 @@ use nenjim_journal_api::append::{Appended, JournalWriter};
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_store::ledger::{BatchCommit, CommitError, Entry, Ledger, LedgerReader, Record};
 use nenjim_journal_writer::{BatchError, FsJournalWriter, WriterOptions};
 
 use crate::{NatsBackend, NatsLedger, NatsRoot};
-
-/// The writer's handle on the shared backend, as the seam's `Ledger`.
-#[derive(Debug)]
-struct SharedLedger(Arc<NatsBackend>);
-
-impl LedgerReader for SharedLedger {
-    fn exists(&self) -> Result<bool, JournalError> {
-        self.0.exists()
-    }
-    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
-        self.0.read_after(after, max)
-    }
-    fn entry_path(&self, sequence: u64) -> std::path::PathBuf {
-        LedgerReader::entry_path(&*self.0, sequence)
-    }
-}
-
-impl Ledger for SharedLedger {
-    fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
-        self.0.create(entries)
-    }
-    fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError> {
-        self.0.commit(tip, record)
-    }
-    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        self.0.commit_batch(tip, records)
-    }
-}
 
 /// The one writer of a NATS root: see [`NatsRoot::writer`].
 #[derive(Debug)]
@@ -85,7 +56,7 @@ impl NatsJournalWriter {
         let writer = FsJournalWriter::open_with(
             backend.clone(),
             root,
-            Box::new(SharedLedger(backend.clone())),
+            backend.shared_ledger(),
             Box::new(lease),
             options,
         )?;

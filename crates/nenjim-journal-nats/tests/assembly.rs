@@ -16,7 +16,7 @@ use nenjim_journal_nats::{NatsLedger, NatsRoot};
 use nenjim_journal_ref::JournalAssembly;
 use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
 use nenjim_journal_testkit::nats::NatsServer;
-use nenjim_journal_testkit::texts::{genesis, successor, ts};
+use nenjim_journal_testkit::texts::{bare_genesis, genesis, restated, successor, ts};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 
 fn root(server: &NatsServer, name: &str) -> NatsRoot {
@@ -230,4 +230,43 @@ fn a_server_lost_under_a_follow_cursor_is_a_typed_error_never_an_end() {
     server.stop();
     let e = blocked.join().unwrap().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+}
+
+#[test]
+fn a_signed_nats_root_starts_and_refreshes_with_its_verifier_and_refuses_another_key() {
+    use nenjim_journal_ref::LoadOptions;
+    let server = NatsServer::start();
+    let nats = root(&server, "signed");
+    let (key, verifier) = nenjim_journal_testkit::signed::key("hub.example", 3);
+    let mut writer = nats.writer(WriterOptions::new().signing_key(&key)).unwrap();
+    // Texts without releases: the writer's content store (the root's
+    // bucket) holds no blob.
+    let a1 = bare_genesis("aaa", &ts(1));
+    let all = [
+        a1.clone(),
+        bare_genesis("bbb", &ts(2)),
+        restated(&a1, &ts(3), ""),
+        bare_genesis("ccc", &ts(4)),
+    ];
+    for text in &all[..2] {
+        writer.append(text).unwrap();
+    }
+    let assembly = nats.assembly_with(LoadOptions::new().verifier(&verifier));
+    let service = started(&assembly);
+    assert_eq!(worldview(&*service).len(), 2);
+    for text in &all[2..] {
+        writer.append(text).unwrap();
+    }
+    writer.close().unwrap();
+    let report = assembly.manager().refresh().unwrap();
+    assert_eq!(report.ingested(), 2);
+    // Another key: nothing is published.
+    let (_, other) = nenjim_journal_testkit::signed::key("hub.example", 4);
+    let refused = nats.assembly_with(LoadOptions::new().verifier(&other));
+    let e = refused.process().start().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::CheckpointInvalid, "{e}");
+    assert_eq!(
+        refused.service().coordinates().unwrap_err().kind(),
+        ErrorKind::NotStarted
+    );
 }

@@ -260,9 +260,32 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
     assert!(w.state().latest(&"other".parse().unwrap()).is_some());
     let retried = w.append(&y).unwrap();
     assert_eq!((retried.sequence(), retried.is_new()), (3, true));
+
+    // The same for a batch: the first entry finds the tip moved, nothing
+    // of the batch is committed, and the batch retried commits whole.
+    let z = bare_genesis("other-two", &ts(4));
+    let record = Record::Revision(RevisionPointer::new(
+        "other-two".parse().unwrap(),
+        ts(4).parse().unwrap(),
+        z.len() as u64,
+        RevisionDigest::of_text(&z),
+    ));
+    other.commit_at(3, record, Some(z.as_bytes())).unwrap();
+    let batch = [
+        bare_genesis("batch-one", &ts(5)),
+        bare_genesis("batch-two", &ts(6)),
+    ];
+    let batch: Vec<&str> = batch.iter().map(String::as_str).collect();
+    let e = w.append_batch(&batch).unwrap_err();
+    assert_eq!(e.error().kind(), ErrorKind::TipMoved, "{e}");
+    assert!(e.appended().is_empty());
+    assert_eq!(other.tip().unwrap(), 4);
+    let appended = w.append_batch(&batch).unwrap();
+    let sequences: Vec<u64> = appended.iter().map(|a| a.sequence()).collect();
+    assert_eq!(sequences, [5, 6]);
     w.close().unwrap();
     let (state, tip) = loaded(&nats);
-    assert_eq!(tip, 3);
+    assert_eq!(tip, 6);
     let names: Vec<(u64, String)> = worldview(&state)
         .into_iter()
         .map(|(s, c, _, _)| (s, c))
@@ -272,7 +295,10 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
         [
             (1, "first".to_owned()),
             (2, "other".to_owned()),
-            (3, "mine".to_owned())
+            (3, "mine".to_owned()),
+            (4, "other-two".to_owned()),
+            (5, "batch-one".to_owned()),
+            (6, "batch-two".to_owned())
         ]
     );
 }
@@ -401,7 +427,10 @@ fn a_repeat_is_idempotent_and_every_refusal_commits_nothing() {
     let blob = ContentPointer::new(ContentDigest::of_bytes(b"never put"), 9);
     let missing = text("right-pad", &ts(2), None, &[("1.0.0", blob)]);
     let refusals = [
-        ("FORMAT nenjim-journal/1\nARTIFACT\n".to_owned(), None),
+        (
+            "FORMAT nenjim-journal/1\nARTIFACT\n".to_owned(),
+            ErrorKind::Syntax,
+        ),
         (
             // A successor of a text that was never appended.
             text(
@@ -410,32 +439,40 @@ fn a_repeat_is_idempotent_and_every_refusal_commits_nothing() {
                 Some(&bare_genesis("left-pad", &ts(9))),
                 &[],
             ),
-            None,
+            ErrorKind::UnknownPredecessor,
         ),
-        (missing.clone(), Some(ErrorKind::BlobMissing)),
+        (missing.clone(), ErrorKind::BlobMissing),
         (
             // The recorded version with another text.
             g.replace("DESCRIPTION \"left-pad\"", "DESCRIPTION \"other\""),
-            Some(ErrorKind::Conflict),
+            ErrorKind::Conflict,
         ),
     ];
     for (refused, kind) in &refusals {
         let e = w.append(refused).unwrap_err();
-        if let Some(kind) = kind {
-            assert_eq!(e.kind(), *kind, "{e}");
-        }
+        assert_eq!(e.kind(), *kind, "{e}");
         assert_eq!(ledger.tip().unwrap(), 1, "{e}");
         assert_eq!(w.tip(), 1, "{e}");
     }
     let e = w.append_batch(&[missing.as_str()]).unwrap_err();
     assert_eq!(e.error().kind(), ErrorKind::BlobMissing, "{e}");
     assert_eq!(ledger.tip().unwrap(), 1);
+    // A batch stops at its refused text: the texts before it are
+    // committed, nothing of it or after it.
+    let (a, b) = (bare_genesis("a-lib", &ts(4)), bare_genesis("b-lib", &ts(5)));
+    let e = w
+        .append_batch(&[a.as_str(), missing.as_str(), b.as_str()])
+        .unwrap_err();
+    assert_eq!((e.index(), e.error().kind()), (1, ErrorKind::BlobMissing));
+    assert_eq!(e.appended()[0].sequence(), 2);
+    assert_eq!(ledger.tip().unwrap(), 2);
     // With the blob put, the same text is appended.
     assert_eq!(w.put_blob(b"never put").unwrap(), blob);
-    assert_eq!(w.append(&missing).unwrap().sequence(), 2);
+    assert_eq!(w.append(&missing).unwrap().sequence(), 3);
     w.close().unwrap();
     let (state, tip) = loaded(&nats);
-    assert_eq!((tip, state.len()), (2, 2));
+    assert_eq!((tip, state.len()), (3, 3));
+    assert!(state.latest(&"b-lib".parse().unwrap()).is_none());
 }
 
 /// A revision over the inline limit travels as a blob (the message carries
@@ -565,4 +602,84 @@ fn the_server_stopped_under_a_writer_leaves_nothing_half_committed() {
     next.close().unwrap();
     let (state, tip) = loaded(&root(&server, "stopped"));
     assert_eq!((tip, state.len()), (3, 2));
+}
+
+/// A batch is committed by atomic batch publishes: one batch id on every
+/// message of a chunk of the writer's batch, a revision over the inline
+/// limit among them (its blob put first), the sequences in order.
+#[test]
+fn a_batch_is_committed_by_atomic_publishes() {
+    let server = NatsServer::start();
+    let nats = root(&server, "atomic").inline_limit(512);
+    let mut w = nats.writer(WriterOptions::new().batch_max(100)).unwrap();
+    let mut texts: Vec<String> = (0..150)
+        .map(|i| bare_genesis(&format!("lib-{i}"), &ts(1)))
+        .collect();
+    texts[7] = texts[7].replace(
+        "DESCRIPTION \"lib-7\"",
+        &format!("DESCRIPTION \"{}\"", "y".repeat(2000)),
+    );
+    let batch: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let appended = w.append_batch(&batch).unwrap();
+    let sequences: Vec<u64> = appended.iter().map(|a| a.sequence()).collect();
+    assert_eq!(sequences, (1..=150).collect::<Vec<_>>());
+    w.close().unwrap();
+
+    let batch_id = |sequence: u64| {
+        let (headers, _) = super::writer_processes::raw_message(&server, "atomic", sequence);
+        headers
+            .into_iter()
+            .find(|(k, _)| k == "Nats-Batch-Id")
+            .map(|(_, v)| v)
+    };
+    let first = batch_id(1).expect("the first chunk is an atomic batch");
+    assert_eq!(batch_id(8).as_ref(), Some(&first));
+    assert_eq!(batch_id(100).as_ref(), Some(&first));
+    let second = batch_id(101).expect("the second chunk is an atomic batch");
+    assert_ne!(first, second);
+    assert_eq!(batch_id(150).as_ref(), Some(&second));
+    let (state, tip) = loaded(&nats);
+    assert_eq!((tip, state.len()), (150, 150));
+    let large = state.latest(&"lib-7".parse().unwrap()).unwrap();
+    assert_eq!(large.digest(), &RevisionDigest::of_text(&texts[7]));
+}
+
+/// A stream made without atomic publishes (by an older version) takes a
+/// batch one publish per entry, with the same sequences.
+#[test]
+fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry() {
+    let server = NatsServer::start();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
+        js.create_stream(async_nats::jetstream::stream::Config {
+            name: "NENJIM_older".to_owned(),
+            subjects: vec!["nenjim.older.ledger".to_owned()],
+            allow_direct: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    });
+    let nats = root(&server, "older");
+    assert!(!nats.ledger().unwrap().atomic_batches().unwrap());
+    let mut w = writer(&nats);
+    let texts: Vec<String> = (0..3)
+        .map(|i| bare_genesis(&format!("lib-{i}"), &ts(1)))
+        .collect();
+    let batch: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let sequences: Vec<u64> = w
+        .append_batch(&batch)
+        .unwrap()
+        .iter()
+        .map(|a| a.sequence())
+        .collect();
+    assert_eq!(sequences, [1, 2, 3]);
+    w.close().unwrap();
+    let (headers, _) = super::writer_processes::raw_message(&server, "older", 2);
+    assert!(!headers.iter().any(|(k, _)| k == "Nats-Batch-Id"));
+    assert_eq!(loaded(&nats).1, 3);
 }

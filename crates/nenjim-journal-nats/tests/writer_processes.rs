@@ -3,8 +3,6 @@
 //! SIGKILL wherever it is.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
 
 use nenjim_journal_api::append::JournalWriter;
 use nenjim_journal_nats::NatsRoot;
@@ -40,41 +38,26 @@ pub(crate) fn raw_message(
     })
 }
 
-/// Runs the child writer on `root` for round `round`, reads its
-/// `APPENDED <artifact> <sequence>` reports into `reported` until `wanted`
-/// came (or its output ended), then kills it (SIGKILL) and reaps it.
+/// Runs the child writer on `root` for round `round` until `wanted`
+/// reports came, then kills it (SIGKILL).
 fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeMap<String, u64>) {
-    let mut process = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "writer_processes::child_appends_until_killed",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("NENJIM_NATS_CHILD_ROOT", root)
-        .env("NENJIM_NATS_CHILD_ROUND", round.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
-    let mut seen = 0;
-    while seen < wanted {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some((_, rest)) = line.split_once("APPENDED ") {
-            let (name, sequence) = rest.split_once(' ').unwrap();
-            reported.insert(name.to_owned(), sequence.parse().unwrap());
-            seen += 1;
-        }
-    }
-    process.kill().unwrap();
-    process.wait().unwrap();
+    let round = round.to_string();
+    let seen = nenjim_journal_testkit::killed::kill_after_reports(
+        "writer_processes::child_appends_until_killed",
+        &[
+            ("NENJIM_NATS_CHILD_ROOT", root.as_ref()),
+            ("NENJIM_NATS_CHILD_ROUND", round.as_ref()),
+        ],
+        wanted,
+        reported,
+    );
     assert_eq!(seen, wanted, "the child ended before its reports");
 }
 
-/// A writer process appends and reports each append it got; it is killed
-/// after a varying number of reports, at any point of its next append
-/// (before, during or after its publish). After each kill the root loads
+/// A writer process appends (single texts and batches in turn) and
+/// reports each append it got; it is killed after a varying number of
+/// reports, at any point of its next append (before, during or after its
+/// publish, inside a batch's atomic publish). After each kill the root loads
 /// with every reported append at its reported sequence, every entry whole;
 /// the next writer takes the killed one's lease over (made expired here,
 /// as its time running out would) and fences.
@@ -113,9 +96,22 @@ fn child_appends_until_killed() {
     };
     let nats = NatsRoot::parse_with_env(&root, Vec::<(String, String)>::new()).unwrap();
     let mut writer = nats.writer(WriterOptions::new()).unwrap();
+    // Single appends and batches (atomic publishes of three) in turn.
     for i in 0..10_000 {
-        let name = format!("r{round}-{i}");
-        let appended = writer.append(&bare_genesis(&name, &ts(1))).unwrap();
-        println!("APPENDED {name} {}", appended.sequence());
+        let names: Vec<String> = if i % 2 == 0 {
+            vec![format!("r{round}-{i}")]
+        } else {
+            (0..3).map(|k| format!("r{round}-{i}-{k}")).collect()
+        };
+        let texts: Vec<String> = names.iter().map(|n| bare_genesis(n, &ts(1))).collect();
+        let appended = match texts.as_slice() {
+            [one] => vec![writer.append(one).unwrap()],
+            many => writer
+                .append_batch(&many.iter().map(String::as_str).collect::<Vec<_>>())
+                .unwrap(),
+        };
+        for (name, appended) in names.iter().zip(&appended) {
+            println!("APPENDED {name} {}", appended.sequence());
+        }
     }
 }

@@ -255,6 +255,14 @@ impl OpenRelease {
                 self.builder.as_mut()?.description(description);
             }
             Property::Depends | Property::Excludes | Property::Prefers => {
+                if self.last < Some(Property::Depends)
+                    && let Some(builder) = self.builder.as_mut()
+                {
+                    // The release's first list line: its lists are sized
+                    // once, to the lines of the usual spelling that follow.
+                    let (d, e, p) = quick.list_lines(line_start);
+                    builder.reserve(d, e, p);
+                }
                 let at = quick.offset() + 1 - line_start;
                 let artifact = interner.coordinate_of(quick.token()?)?;
                 let requirement = if property == Property::Excludes

@@ -412,6 +412,40 @@ impl<'a> Quick<'a> {
         Some(raw)
     }
 
+    /// How many lines from the one that starts at `line_start` on start
+    /// `  DEPENDS `, `  EXCLUDES ` and `  PREFERS ` (in that order, each
+    /// counted up to the first line that starts otherwise): a size hint for
+    /// a release's lists, which decides nothing.
+    pub(crate) fn list_lines(&self, line_start: usize) -> (usize, usize, usize) {
+        let bytes = self.text.as_bytes();
+        let mut counts = [0usize; 3];
+        let mut kind = 0;
+        let mut at = line_start;
+        // The eight bytes after the indentation: `DEPENDS `, `EXCLUDES`
+        // (then a space) or `PREFERS `.
+        const WORDS: [u64; 3] = [
+            u64::from_le_bytes(*b"DEPENDS "),
+            u64::from_le_bytes(*b"EXCLUDES"),
+            u64::from_le_bytes(*b"PREFERS "),
+        ];
+        while let Some(&[b' ', b' ', a, b, c, d, e, f, g, h, after, ..]) = bytes.get(at..) {
+            let word = u64::from_le_bytes([a, b, c, d, e, f, g, h]);
+            let Some(k) = (kind..3).find(|&k| WORDS[k] == word) else {
+                break;
+            };
+            if k == 1 && after != b' ' {
+                break;
+            }
+            kind = k;
+            counts[k] += 1;
+            match self.index.next_newline(at) {
+                Some(newline) => at = newline + 1,
+                None => break,
+            }
+        }
+        (counts[0], counts[1], counts[2])
+    }
+
     /// One space, then the rest of the line (which must not end with a space).
     #[inline]
     pub(crate) fn rest(&mut self) -> Option<&'a str> {

@@ -59,8 +59,10 @@ impl Following {
         snapshot: &ChainState,
         after: u64,
     ) -> Result<Box<dyn RevisionCursor>, JournalError> {
-        Ok(Box::new(FollowRevisions {
-            backlog: Some(snapshot.replay(after)),
+        let mut backlog = snapshot.replay(after);
+        Ok(Box::new(Follow {
+            backlog: Some(Box::new(move || backlog.next())),
+            new: |state, after| drain(state.replay(after), |c| c.next()),
             live: self.live(snapshot, after)?,
             pending: VecDeque::new(),
         }))
@@ -72,12 +74,26 @@ impl Following {
         snapshot: &ChainState,
         after: u64,
     ) -> Result<Box<dyn EventCursor>, JournalError> {
-        Ok(Box::new(FollowEvents {
-            backlog: Some(snapshot.replay_events(after)),
+        let mut backlog = snapshot.replay_events(after);
+        Ok(Box::new(Follow {
+            backlog: Some(Box::new(move || backlog.next())),
+            new: |state, after| drain(state.replay_events(after), |c| c.next()),
             live: self.live(snapshot, after)?,
             pending: VecDeque::new(),
         }))
     }
+}
+
+/// Everything a cold cursor yields.
+fn drain<C, T>(
+    mut cursor: C,
+    next: impl Fn(&mut C) -> Result<Option<T>, JournalError>,
+) -> Result<Vec<T>, JournalError> {
+    let mut all = Vec::new();
+    while let Some(item) = next(&mut cursor)? {
+        all.push(item);
+    }
+    Ok(all)
 }
 
 /// The live part of a follow cursor: the backend's follower and the state
@@ -171,41 +187,51 @@ fn deadline(timeout: Duration) -> Option<Instant> {
     Instant::now().checked_add(timeout)
 }
 
-/// A follow cursor of revisions.
-#[derive(Debug)]
-struct FollowRevisions {
-    backlog: Option<Box<dyn RevisionCursor>>,
+/// The next item of a cold cursor over the snapshot.
+type Backlog<T> = Box<dyn FnMut() -> Result<Option<T>, JournalError> + Send>;
+
+/// A follow cursor of revisions or of events (`T`): the snapshot's
+/// backlog, then what each later revision brings (`new`: the items of a
+/// state after a sequence).
+struct Follow<T> {
+    backlog: Option<Backlog<T>>,
+    new: fn(&ChainState, u64) -> Result<Vec<T>, JournalError>,
     live: Live,
-    pending: VecDeque<JournalRevision>,
+    pending: VecDeque<T>,
 }
 
-impl FollowRevisions {
-    fn next_until(
-        &mut self,
-        deadline: Option<Instant>,
-    ) -> Result<Option<JournalRevision>, JournalError> {
+impl<T> std::fmt::Debug for Follow<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Follow")
+            .field("backlog", &self.backlog.is_some())
+            .field("live", &self.live)
+            .field("pending", &self.pending.len())
+            .finish()
+    }
+}
+
+impl<T> Follow<T> {
+    fn next_until(&mut self, deadline: Option<Instant>) -> Result<Option<T>, JournalError> {
         if let Some(backlog) = &mut self.backlog {
-            match backlog.next()? {
-                Some(revision) => return Ok(Some(revision)),
+            match backlog()? {
+                Some(item) => return Ok(Some(item)),
                 None => self.backlog = None,
             }
         }
         loop {
-            if let Some(revision) = self.pending.pop_front() {
-                return Ok(Some(revision));
+            if let Some(item) = self.pending.pop_front() {
+                return Ok(Some(item));
             }
             let Some((before, after)) = self.live.next_state(deadline)? else {
                 return Ok(None);
             };
-            let mut new = after.replay(before.last_sequence().max(self.live.after));
-            while let Some(revision) = new.next()? {
-                self.pending.push_back(revision);
-            }
+            let from = before.last_sequence().max(self.live.after);
+            self.pending.extend((self.new)(&after, from)?);
         }
     }
 }
 
-impl RevisionCursor for FollowRevisions {
+impl RevisionCursor for Follow<JournalRevision> {
     fn next(&mut self) -> Result<Option<JournalRevision>, JournalError> {
         self.next_until(None)
     }
@@ -215,41 +241,7 @@ impl RevisionCursor for FollowRevisions {
     }
 }
 
-/// A follow cursor of events.
-#[derive(Debug)]
-struct FollowEvents {
-    backlog: Option<Box<dyn EventCursor>>,
-    live: Live,
-    pending: VecDeque<JournalEvent>,
-}
-
-impl FollowEvents {
-    fn next_until(
-        &mut self,
-        deadline: Option<Instant>,
-    ) -> Result<Option<JournalEvent>, JournalError> {
-        if let Some(backlog) = &mut self.backlog {
-            match backlog.next()? {
-                Some(event) => return Ok(Some(event)),
-                None => self.backlog = None,
-            }
-        }
-        loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Ok(Some(event));
-            }
-            let Some((before, after)) = self.live.next_state(deadline)? else {
-                return Ok(None);
-            };
-            let mut new = after.replay_events(before.last_sequence().max(self.live.after));
-            while let Some(event) = new.next()? {
-                self.pending.push_back(event);
-            }
-        }
-    }
-}
-
-impl EventCursor for FollowEvents {
+impl EventCursor for Follow<JournalEvent> {
     fn next(&mut self) -> Result<Option<JournalEvent>, JournalError> {
         self.next_until(None)
     }

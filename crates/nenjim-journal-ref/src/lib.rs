@@ -25,6 +25,21 @@
 //! [`refresh`](nenjim_journal_fs::refresh), publishing each newly accepted
 //! revision with one pointer swap; concurrent refreshes are serialized.
 //!
+//! # Other backends, and following
+//!
+//! [`JournalAssembly::with_ledger`] builds the same Journal over a root
+//! whose ledger another backend of the storage seam keeps (a NATS
+//! JetStream stream, through `nenjim_journal_nats::NatsRoot::assembly`).
+//! When that backend can notify (the seam's `LedgerFollow`), `replay` and
+//! `replay_events` with `ReplayRequest::follow(true)` return *follow*
+//! cursors: the snapshot's backlog, then every entry committed later (by
+//! any process), each ingested into the cursor's own copy of the chain
+//! state exactly as a refresh would ingest it, so a refused revision is the
+//! cursor's typed error and the published state never changes; `next()`
+//! blocks, `next_timeout(d)` returns `Ok(None)` after `d`, and `stop()`
+//! ends every follow cursor with `Stopped`. A Journal over a directory or a
+//! bucket refuses `follow(true)` with `FollowUnsupported`.
+//!
 //! # Lifecycle
 //!
 //! | state | `start()` | queries | `refresh()` |

@@ -14,6 +14,10 @@
 //!   version (and, beside it, the read-only [`FileSystem`] the loader walks
 //!   a tree through).
 //!
+//! A backend that can notify (NATS) also implements
+//! [`ledger::LedgerFollow`]: live followers of what is committed, which the
+//! reference Journal's follow cursors read.
+//!
 //! The implementations here are the storage ones: the local file system
 //! ([`RealFileSystem`], whose durable writes live in `local.rs`, the only
 //! code that knows temporary files, directory syncs and lock files), the

@@ -9,6 +9,8 @@
 //!   a chain state;
 //! - [`feeds`]: the two feeds of a served Journal checked against a
 //!   root's sequences (gaps at fences), and the lease edit that makes one;
+//! - [`killed`]: kill rounds of the crash tests (a child test of the
+//!   running binary SIGKILLed after a number of reports);
 //! - [`memory_fs`]: a directory tree in memory ([`memory_fs::MemoryFs`]);
 //! - [`faults`]: a file system that records every call to another one and
 //!   fails one of them ([`faults::Recording`]), including swaps done really
@@ -35,6 +37,7 @@ pub mod cli;
 pub mod docs;
 pub mod faults;
 pub mod feeds;
+pub mod killed;
 pub mod memory_fs;
 pub mod moto;
 #[cfg(feature = "nats")]

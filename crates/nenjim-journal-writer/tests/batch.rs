@@ -225,7 +225,7 @@ fn a_writer_killed_during_batches_leaves_a_committed_prefix() {
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..10u64 {
         let wanted = 1 + (round * 13) % 40;
-        let _ = crate::killed::kill_after_reports(
+        let _ = nenjim_journal_testkit::killed::kill_after_reports(
             "batch::child_appends_batches_until_killed",
             &[
                 ("NENJIM_CHILD_ROOT", root.path().as_os_str()),

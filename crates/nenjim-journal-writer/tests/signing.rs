@@ -183,7 +183,7 @@ fn a_killed_signing_writer_leaves_a_checkpoint_covering_what_it_reported() {
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..16u64 {
         let wanted = 1 + (round * 5) % 7;
-        let seen = crate::killed::kill_after_reports(
+        let seen = nenjim_journal_testkit::killed::kill_after_reports(
             "signing::child_signs_until_killed",
             &[
                 ("NENJIM_SIGNING_ROOT", root.path().as_os_str()),

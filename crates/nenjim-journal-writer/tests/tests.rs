@@ -8,13 +8,13 @@
 //! checkpoint and tiles after every commit, writers without the key
 //! refused, a writer killed at random instants) and `interop_go` (Go's
 //! sumdb/note and tlog check a checkpoint and tiles this writer wrote);
-//! `killed` runs the kill rounds of `writer`, `batch` and `signing`.
+//! the testkit's `killed` runs the kill rounds of `writer`, `batch` and
+//! `signing`.
 
 mod batch;
 mod errors;
 mod fault_walk;
 mod fence_to;
 mod interop_go;
-mod killed;
 mod signing;
 mod writer;

@@ -498,7 +498,7 @@ fn a_killed_writer_loses_nothing_it_reported() {
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..12u64 {
         let wanted = 1 + (round * 7) % 5;
-        let _ = crate::killed::kill_after_reports(
+        let _ = nenjim_journal_testkit::killed::kill_after_reports(
             "writer::child_appends_until_killed",
             &[
                 ("NENJIM_CHILD_ROOT", root.path().as_os_str()),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_store::ledger::{Entry, LEDGER_DIR, SegmentedReader};
+use nenjim_journal_store::ledger::{Entry, LEDGER_DIR, LedgerReader, SegmentedReader};
 use nenjim_journal_store::{Store, Version};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
 use nenjim_journal_tlog::hash::Hash;
@@ -37,6 +37,9 @@ const TILE_MAX: u64 = 256 * (2 + 65_535);
 #[derive(Debug)]
 pub struct TlogRoot {
     store: Arc<dyn Store>,
+    /// The root's ledger when a backend keeps it (a NATS stream); `None`:
+    /// `log/` and `segments/` in `store`.
+    ledger: Option<Arc<dyn LedgerReader>>,
     root: PathBuf,
 }
 
@@ -44,12 +47,35 @@ impl TlogRoot {
     /// Opens the root typed as `typed` (a directory or a bucket URL).
     pub fn open(typed: &Path) -> Result<TlogRoot, CliError> {
         let address = crate::address::locate(typed)?;
-        let (store, root) = crate::address::store(&address)?;
-        let root = root.to_path_buf();
+        let (store, ledger, root): (Arc<dyn Store>, Option<Arc<dyn LedgerReader>>, PathBuf) =
+            match &address {
+                // Its checkpoint and tiles in its key-value bucket, its
+                // records in the stream.
+                crate::address::Address::Nats { root, path } => {
+                    let backend = nenjim_journal_nats::NatsBackend::connect(root)?;
+                    if !backend.exists()? {
+                        return Err(error::error(
+                            ErrorKind::RootMissing,
+                            "found no stream for this NATS root, expected a root a writer created (`nenjim-journal init`)",
+                        )
+                        .with_path(path)
+                        .into());
+                    }
+                    (backend.clone(), Some(backend), path.clone())
+                }
+                _ => {
+                    let (store, root) = crate::address::store(&address)?;
+                    (store, None, root.to_path_buf())
+                }
+            };
         if let Some(missing) = missing_local(typed, &*store, &root) {
             return Err(missing);
         }
-        Ok(TlogRoot { store, root })
+        Ok(TlogRoot {
+            store,
+            ledger,
+            root,
+        })
     }
 
     /// The path of `name` under `<root>/.ledger/tlog/`.
@@ -161,8 +187,14 @@ impl TlogRoot {
 
     /// Every entry of the root's ledger, in order (none without a ledger).
     pub fn entries(&self) -> Result<Vec<Entry>, JournalError> {
-        let reader = SegmentedReader::new(&*self.store, &self.root);
-        Ok(nenjim_journal_fs::ledger::read_from(&reader)?
+        let read = match &self.ledger {
+            Some(ledger) => nenjim_journal_fs::ledger::read_from(&**ledger)?,
+            None => nenjim_journal_fs::ledger::read_from(&SegmentedReader::new(
+                &*self.store,
+                &self.root,
+            ))?,
+        };
+        Ok(read
             .map(|ledger| ledger.entries().to_vec())
             .unwrap_or_default())
     }

@@ -1,6 +1,8 @@
 //! Committing at an expected tip: one publish with
 //! `Nats-Expected-Last-Sequence` and a `Nats-Msg-Id`, resent when its
-//! answer is lost, and settled when a resend finds its own first send.
+//! answer is lost, and settled when a resend finds its own first send; a
+//! batch as atomic batch publishes (ADR-50), each stored whole or not at
+//! all.
 
 use async_nats::HeaderMap;
 use async_nats::jetstream::context::PublishErrorKind;
@@ -100,51 +102,15 @@ impl NatsLedger {
         revision: Option<&[u8]>,
     ) -> Result<Entry, CommitError> {
         let entry = Entry::new(tip + 1, record);
-        let line = entry.to_string();
-        let path = self.entry_path(entry.sequence());
-        let failed =
-            |m: String| CommitError::Failed(error::error(ErrorKind::Io, m).with_path(&path));
-        let mut headers = HeaderMap::new();
-        headers.insert(RECORD_HEADER, line.as_str());
-        let payload = match (entry.record(), revision) {
-            (Record::Fence { .. }, None) => Bytes::new(),
-            (Record::Revision(pointer), Some(bytes)) => {
-                let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
-                check(pointer, bytes, &mismatch, "given").map_err(CommitError::Failed)?;
-                if bytes.len() > self.inner.inline_limit {
-                    let key = format!("{REVISION_KEY_PREFIX}{}", sha256_hex(bytes));
-                    self.put_blob_object(&key, bytes)
-                        .map_err(CommitError::Failed)?;
-                    headers.insert(BLOB_HEADER, key.as_str());
-                    Bytes::new()
-                } else {
-                    Bytes::copy_from_slice(bytes)
-                }
-            }
-            (Record::Fence { .. }, Some(_)) => {
-                return Err(failed(
-                    "found revision bytes with a fence, expected none".to_owned(),
-                ));
-            }
-            (Record::Revision(_), None) => {
-                return Err(failed(
-                    "found no revision bytes with a revision record, expected its text".to_owned(),
-                ));
-            }
-            _ => {
-                return Err(failed(format!(
-                    "found the record `{line}`, expected a REVISION or FENCE record"
-                )));
-            }
-        };
+        let Outgoing {
+            line,
+            path,
+            headers,
+            payload,
+            id,
+        } = self.outgoing(&entry, revision)?;
         let stream = self.stream().map_err(CommitError::Failed)?;
         let conn = &self.inner.conn;
-        let id = format!(
-            "{}-{}-{}",
-            self.inner.committer,
-            entry.sequence(),
-            &sha256_hex(line.as_bytes())[..16]
-        );
         let mut last = None;
         for _ in 0..PUBLISH_ATTEMPTS {
             let publish = PublishMessage::build()
@@ -216,4 +182,285 @@ impl NatsLedger {
             .with_path(&path),
         ))
     }
+
+    /// The message of `entry` (its revision's bytes given for a revision),
+    /// the blob put first above the inline limit.
+    fn outgoing(&self, entry: &Entry, revision: Option<&[u8]>) -> Result<Outgoing, CommitError> {
+        let line = entry.to_string();
+        let path = self.entry_path(entry.sequence());
+        let failed =
+            |m: String| CommitError::Failed(error::error(ErrorKind::Io, m).with_path(&path));
+        let mut headers = HeaderMap::new();
+        headers.insert(RECORD_HEADER, line.as_str());
+        let payload = match (entry.record(), revision) {
+            (Record::Fence { .. }, None) => Bytes::new(),
+            (Record::Revision(pointer), Some(bytes)) => {
+                let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
+                check(pointer, bytes, &mismatch, "given").map_err(CommitError::Failed)?;
+                if bytes.len() > self.inner.inline_limit {
+                    let key = format!("{REVISION_KEY_PREFIX}{}", sha256_hex(bytes));
+                    self.put_blob_object(&key, bytes)
+                        .map_err(CommitError::Failed)?;
+                    headers.insert(BLOB_HEADER, key.as_str());
+                    Bytes::new()
+                } else {
+                    Bytes::copy_from_slice(bytes)
+                }
+            }
+            (Record::Fence { .. }, Some(_)) => {
+                return Err(failed(
+                    "found revision bytes with a fence, expected none".to_owned(),
+                ));
+            }
+            (Record::Revision(_), None) => {
+                return Err(failed(
+                    "found no revision bytes with a revision record, expected its text".to_owned(),
+                ));
+            }
+            _ => {
+                return Err(failed(format!(
+                    "found the record `{line}`, expected a REVISION or FENCE record"
+                )));
+            }
+        };
+        let id = format!(
+            "{}-{}-{}",
+            self.inner.committer,
+            entry.sequence(),
+            &sha256_hex(line.as_bytes())[..16]
+        );
+        Ok(Outgoing {
+            line,
+            path,
+            headers,
+            payload,
+            id,
+        })
+    }
+}
+
+/// One ledger message ready to publish.
+struct Outgoing {
+    /// The record line.
+    line: String,
+    /// The entry's path, for messages.
+    path: std::path::PathBuf,
+    headers: HeaderMap,
+    payload: Bytes,
+    /// Its `Nats-Msg-Id`.
+    id: String,
+}
+
+/// The most entries one atomic batch publish holds (the server's limit).
+pub const ATOMIC_BATCH_MAX: usize = 1000;
+/// The most bytes of message bodies one atomic batch publish holds (the
+/// server holds a batch in memory until its commit): a longer batch is
+/// committed as several, in order.
+pub const ATOMIC_BATCH_BYTES: usize = 8 * 1024 * 1024;
+
+impl NatsLedger {
+    /// Whether the stream takes atomic batch publishes (`allow_atomic`, set
+    /// on the streams this crate creates; a stream made before is
+    /// committed one entry at a time).
+    pub fn atomic_batches(&self) -> Result<bool, JournalError> {
+        Ok(self.stream()?.cached_info().config.allow_atomic_publish)
+    }
+
+    /// Commits `records` (each with its revision's bytes, as
+    /// [`commit_at`](Self::commit_at) takes them) as the entries after
+    /// `tip`, in order: in atomic batch publishes of at most
+    /// [`ATOMIC_BATCH_MAX`] entries and [`ATOMIC_BATCH_BYTES`] bytes
+    /// (each stored whole or not at all, its first message expecting the
+    /// tip), one publish each on a stream without atomic publishes. The
+    /// entries committed are a prefix of them; the error says why the rest
+    /// were not (`TipMoved`: nothing of that batch is stored).
+    pub fn commit_batch_at(
+        &self,
+        tip: u64,
+        records: Vec<(Record, Option<&[u8]>)>,
+    ) -> (Vec<Entry>, Option<CommitError>) {
+        let atomic = match self.atomic_batches() {
+            Ok(atomic) => atomic,
+            Err(e) => return (Vec::new(), Some(CommitError::Failed(e))),
+        };
+        let mut committed = Vec::with_capacity(records.len());
+        let mut tip = tip;
+        let mut records = records.into_iter().peekable();
+        while records.peek().is_some() {
+            let mut chunk = Vec::new();
+            let mut bytes = 0;
+            while let Some((_, revision)) = records.peek() {
+                let size = revision.map_or(0, <[u8]>::len);
+                let full = chunk.len() >= ATOMIC_BATCH_MAX
+                    || (!chunk.is_empty() && bytes + size > ATOMIC_BATCH_BYTES);
+                if full || (!atomic && !chunk.is_empty()) {
+                    break;
+                }
+                bytes += size;
+                chunk.extend(records.next());
+            }
+            let done = match chunk.len() {
+                1 => chunk
+                    .pop()
+                    .map(|(record, revision)| {
+                        self.commit_at(tip, record, revision).map(|e| vec![e])
+                    })
+                    .unwrap_or_else(|| Ok(Vec::new())),
+                _ => self.commit_atomic(tip, chunk),
+            };
+            match done {
+                Ok(entries) => {
+                    tip += entries.len() as u64;
+                    committed.extend(entries);
+                }
+                Err(e) => return (committed, Some(e)),
+            }
+        }
+        (committed, None)
+    }
+
+    /// One atomic batch publish of `records` after `tip`: every message
+    /// carries `Nats-Batch-Id` and `Nats-Batch-Sequence`, the first
+    /// `Nats-Expected-Last-Sequence: <tip>`, the last `Nats-Batch-Commit`,
+    /// whose answer says whether the whole batch is stored. A lost answer
+    /// is settled by reading the ledger: the batch's last entry there (its
+    /// `Nats-Msg-Id`) is its success; the tip unchanged, the batch is sent
+    /// again under a new batch id (the server drops an uncommitted batch).
+    fn commit_atomic(
+        &self,
+        tip: u64,
+        records: Vec<(Record, Option<&[u8]>)>,
+    ) -> Result<Vec<Entry>, CommitError> {
+        let mut entries = Vec::with_capacity(records.len());
+        let mut messages = Vec::with_capacity(records.len());
+        for (i, (record, revision)) in records.into_iter().enumerate() {
+            let entry = Entry::new(tip + 1 + i as u64, record);
+            messages.push(self.outgoing(&entry, revision)?);
+            entries.push(entry);
+        }
+        let stream = self.stream().map_err(CommitError::Failed)?;
+        let conn = &self.inner.conn;
+        let subject = self.inner.names.subject.clone();
+        let count = messages.len();
+        let last_sequence = tip + count as u64;
+        let path = self.entry_path(tip + 1);
+        let ours = |sequence: u64, id: &str| {
+            conn.block_on(stream.get_raw_message(sequence))
+                .ok()
+                .is_some_and(|m| m.headers.get("Nats-Msg-Id").map(|v| v.as_str()) == Some(id))
+        };
+        let mut last = None;
+        for _ in 0..PUBLISH_ATTEMPTS {
+            let batch = super::unique_id();
+            let acked = conn.block_on(async {
+                for (i, message) in messages.iter().enumerate() {
+                    let mut headers = message.headers.clone();
+                    headers.insert("Nats-Msg-Id", message.id.as_str());
+                    headers.insert("Nats-Batch-Id", batch.as_str());
+                    headers.insert("Nats-Batch-Sequence", (i + 1).to_string().as_str());
+                    if i == 0 {
+                        headers.insert("Nats-Expected-Last-Sequence", tip.to_string().as_str());
+                    }
+                    if i + 1 < count {
+                        if let Err(e) = conn
+                            .client
+                            .publish_with_headers(subject.clone(), headers, message.payload.clone())
+                            .await
+                        {
+                            return Sent::Lost(e.to_string());
+                        }
+                    } else {
+                        headers.insert("Nats-Batch-Commit", "1");
+                        let publish = PublishMessage::build()
+                            .payload(message.payload.clone())
+                            .headers(headers);
+                        let acked = match conn.js.send_publish(subject.clone(), publish).await {
+                            Ok(ack) => ack.await,
+                            Err(e) => Err(e),
+                        };
+                        return match acked {
+                            Ok(ack) => Sent::Stored(ack.sequence),
+                            Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                                Sent::TipMoved
+                            }
+                            Err(e)
+                                if matches!(
+                                    e.kind(),
+                                    PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
+                                ) =>
+                            {
+                                Sent::Lost(e.to_string())
+                            }
+                            Err(e) => Sent::Failed(e.to_string()),
+                        };
+                    }
+                }
+                Sent::Failed("found an empty batch, expected entries".to_owned())
+            });
+            let last_id = messages.last().map_or("", |m| m.id.as_str());
+            let first_id = messages.first().map_or("", |m| m.id.as_str());
+            match acked {
+                Sent::Stored(sequence) if sequence == last_sequence => return Ok(entries),
+                Sent::Stored(sequence) => {
+                    return Err(CommitError::Failed(
+                        error::error(
+                            ErrorKind::LedgerMismatch,
+                            format!(
+                                "found the batch's last entry stored at stream sequence {sequence}, expected {last_sequence} (the ledger's sequences are the stream's)"
+                            ),
+                        )
+                        .with_path(&path),
+                    ));
+                }
+                Sent::TipMoved => {
+                    // An earlier send of this batch (its answer lost) is
+                    // there whole: committed once, by this commit.
+                    if ours(tip + 1, first_id) && ours(last_sequence, last_id) {
+                        return Ok(entries);
+                    }
+                    let found = conn
+                        .block_on(stream.get_raw_message(tip + 1))
+                        .ok()
+                        .and_then(|m| {
+                            m.headers
+                                .get(RECORD_HEADER)
+                                .and_then(|l| Entry::parse(l.as_str()).ok())
+                        });
+                    let tip = self.tip().unwrap_or(tip + 1);
+                    return Err(CommitError::TipMoved { tip, found });
+                }
+                Sent::Lost(e) if !conn.is_lost() => {
+                    if ours(last_sequence, last_id) {
+                        return Ok(entries);
+                    }
+                    last = Some(e);
+                }
+                Sent::Lost(e) | Sent::Failed(e) => {
+                    return Err(CommitError::Failed(
+                        conn.request_error("cannot commit a batch of ledger entries", e)
+                            .with_path(&path),
+                    ));
+                }
+            }
+        }
+        Err(CommitError::Failed(
+            conn.request_error(
+                "cannot commit a batch of ledger entries (no answer to any resend: whether it is stored is unknown until the ledger is read again)",
+                last.unwrap_or_default(),
+            )
+            .with_path(&path),
+        ))
+    }
+}
+
+/// What the server said to a batch's commit message.
+enum Sent {
+    /// Stored whole; the stream sequence of its last entry.
+    Stored(u64),
+    /// The first entry's expected tip was not the stream's.
+    TipMoved,
+    /// No answer (a timeout, a broken connection): settled by reading.
+    Lost(String),
+    /// Refused for another reason.
+    Failed(String),
 }

@@ -4,7 +4,8 @@
 //! One job a file: this one holds the handle (its connection, names and
 //! buckets) and the checks the others share; `read.rs` reads the stream
 //! (batches, single entries, the decoding and checking of a message),
-//! `commit.rs` commits at an expected tip (and settles a resent publish),
+//! `commit.rs` commits at an expected tip, one entry or an atomic batch
+//! (and settles a resent publish),
 //! `blobs.rs` keeps the blob bucket (revisions over the inline limit and
 //! the root's content store).
 
@@ -12,7 +13,7 @@ mod blobs;
 mod commit;
 mod read;
 
-pub use commit::CommitError;
+pub use commit::{ATOMIC_BATCH_BYTES, ATOMIC_BATCH_MAX, CommitError};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -223,6 +224,8 @@ impl NatsLedger {
             deny_delete: true,
             deny_purge: true,
             allow_direct: true,
+            // A batch of entries is one atomic publish (all or nothing).
+            allow_atomic_publish: true,
             duplicate_window: Duration::from_secs(120),
             description: Some(format!(
                 "the ledger of the Nenjim Journal root {}",

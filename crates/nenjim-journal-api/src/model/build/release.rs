@@ -54,6 +54,13 @@ impl<T: Target> Targets<T> {
         }
     }
 
+    /// Room for `n` more items (none asked for: nothing done).
+    fn reserve(&mut self, n: usize) {
+        if n > 0 {
+            self.items.reserve_exact(n);
+        }
+    }
+
     /// Adds `item`, whose artifact is known to be absent.
     fn push(&mut self, item: T) {
         match &mut self.index {
@@ -101,6 +108,23 @@ impl ReleaseBuilder {
             exclusions: Targets::default(),
             preferences: Targets::default(),
         }
+    }
+
+    /// Makes room for `dependencies`, `exclusions` and `preferences` lines
+    /// (how many the caller expects: a hint, neither a limit nor a promise),
+    /// so that lists of that size are allocated once, at their final size.
+    /// Without it a list starts with room for eight and is copied to its
+    /// exact size by [`build`](Self::build).
+    pub fn reserve(
+        &mut self,
+        dependencies: usize,
+        exclusions: usize,
+        preferences: usize,
+    ) -> &mut ReleaseBuilder {
+        self.dependencies.reserve(dependencies);
+        self.exclusions.reserve(exclusions);
+        self.preferences.reserve(preferences);
+        self
     }
 
     /// Sets the release's description.

@@ -1,18 +1,17 @@
-//! The kill rounds of the writer's crash tests: a test of this same binary
-//! run as a child that appends and reports, killed (SIGKILL) after a number
-//! of reports, wherever it then is.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Kill rounds of the crash tests: a test of the running test binary run
+//! as a child that appends and reports, killed (SIGKILL) after a number of
+//! reports, wherever it then is (the writer's and the NATS writer's tests).
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-/// Runs the test `child` of this binary with `env`, reads its reports
-/// (`APPENDED <artifact> <sequence>` lines) into `reported` until `wanted`
-/// of them came or its output ended, then kills it and waits for it.
-/// Returns how many reports it read.
-pub(crate) fn kill_after_reports(
+/// Runs the test `child` of the current test binary with `env`, reads its
+/// reports (`APPENDED <artifact> <sequence>` lines) into `reported` until
+/// `wanted` of them came or its output ended, then kills it (SIGKILL) and
+/// waits for it. Returns how many reports it read.
+pub fn kill_after_reports(
     child: &str,
     env: &[(&str, &OsStr)],
     wanted: u64,

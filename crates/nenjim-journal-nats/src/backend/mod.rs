@@ -25,7 +25,8 @@
 //!   ([`NatsLedger::commit_at`]: inline, or as a blob first above the
 //!   inline limit). A revision file "exists" only once its record is
 //!   committed; a put of a staged path replaces what was staged (the same
-//!   append retried). A commit takes the staged bytes of its records
+//!   append retried). A batch ([`Ledger::commit_batch`]) is committed by
+//!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). A commit takes the staged bytes of its records
 //!   whatever its outcome ([`Ledger::commit_batch`] those of every record
 //!   it was given), so nothing staged outlives the append that staged it.
 //! - **reading**: [`LedgerReader::read_after`] reads each entry with its
@@ -33,7 +34,8 @@
 //!   keeps them by revision path, so that the loader's
 //!   [`FileSystem::read_recorded`] (or [`read`](FileSystem::read)) of that
 //!   path returns them. A read takes them out (memory does not grow with
-//!   the reads); a path read again (the loader re-reads a revision that did
+//!   the reads, and what is kept unread is at most [`KEPT_MAX`] bytes:
+//!   past it a revision is not kept); a path not kept, or read again (the loader re-reads a revision that did
 //!   not parse, to tell a changed file from a recorded one) is fetched again
 //!   by its entry's sequence, which the backend remembers for every path it
 //!   read ([`NatsLedger::read_entry`]).
@@ -59,8 +61,7 @@
 //!   a NATS root (its ledger is the stream, its lease [`crate::NatsLease`]).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -68,14 +69,16 @@ use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::StorageType;
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, RevisionDigest};
 use nenjim_journal_store::ledger::{
     self as seam, BatchCommit, Entry, Ledger, LedgerReader, Record, RevisionPointer,
 };
-use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
+#[cfg(doc)]
+use nenjim_journal_store::{BlobStore, FileSystem};
 
-use crate::ledger::{CONTENT_KEY_PREFIX, CommitError, NatsLedger};
+use crate::ledger::{CommitError, NatsLedger};
 use crate::{NatsLease, NatsRoot};
+
+mod store;
 
 /// The prefix of a content blob's path under the root: `blobs/sha256/`.
 const CONTENT_DIR: &str = "blobs/sha256";
@@ -85,19 +88,63 @@ const TLOG_DIR: &str = ".ledger/tlog/";
 /// A NATS root as a seam `Store` and `Ledger` (see the [module docs](self)).
 /// Share it as an `Arc<NatsBackend>`: every call blocks on the ledger's
 /// runtime, from plain threads.
-#[derive(Debug)]
 pub struct NatsBackend {
     ledger: NatsLedger,
     root: PathBuf,
     /// Revision bytes put by the writer, waiting for their commit, by
     /// path under the root (`<coordinate>/<version>.journal`).
     staged: Mutex<HashMap<String, Bytes>>,
-    /// Every revision path read, by path under the root: its entry's
-    /// sequence (to fetch it again) and its bytes while they wait for the
-    /// loader (taken out by its read).
-    read: Mutex<HashMap<String, (u64, Option<Bytes>)>>,
+    /// Revision bytes read with their entries, waiting for the loader (at
+    /// most [`KEPT_MAX`] bytes of them).
+    read: Mutex<Kept>,
+    /// The sequence of every revision path read (to fetch it again).
+    sequences: Mutex<HashMap<String, u64>>,
     /// The transparency log's key-value bucket, once opened.
     tlog: Mutex<Option<kv::Store>>,
+}
+
+/// The most revision bytes a backend keeps from its reads for the loader
+/// (256 MiB): past it, a revision read through the ledger but not yet
+/// through its path is not kept, and its path's read fetches it again by
+/// its entry's sequence. So a caller that reads entries without ever
+/// reading their revision files holds a bounded amount of memory.
+pub const KEPT_MAX: usize = 256 * 1024 * 1024;
+
+/// Revision bytes kept from the reads, by path, and their total size.
+#[derive(Debug, Default)]
+struct Kept {
+    bytes: HashMap<String, Bytes>,
+    total: usize,
+}
+
+impl Kept {
+    /// Keeps `bytes` for `key` unless that would pass [`KEPT_MAX`].
+    fn keep(&mut self, key: String, bytes: Bytes) {
+        if let Some(old) = self.bytes.remove(&key) {
+            self.total -= old.len();
+        }
+        if self.total + bytes.len() <= KEPT_MAX {
+            self.total += bytes.len();
+            self.bytes.insert(key, bytes);
+        }
+    }
+    /// Takes the bytes kept for `key` out.
+    fn take(&mut self, key: &str) -> Option<Bytes> {
+        let bytes = self.bytes.remove(key)?;
+        self.total -= bytes.len();
+        Some(bytes)
+    }
+}
+
+/// The root and how much is staged and kept (never the bytes).
+impl std::fmt::Debug for NatsBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsBackend")
+            .field("root", &self.root)
+            .field("staged", &lock(&self.staged).len())
+            .field("kept_bytes", &lock(&self.read).total)
+            .finish_non_exhaustive()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,7 +178,8 @@ impl NatsBackend {
             ledger,
             root,
             staged: Mutex::new(HashMap::new()),
-            read: Mutex::new(HashMap::new()),
+            read: Mutex::new(Kept::default()),
+            sequences: Mutex::new(HashMap::new()),
             tlog: Mutex::new(None),
         })
     }
@@ -144,6 +192,12 @@ impl NatsBackend {
     /// The ledger this backend is over (to follow it, to read its tip).
     pub fn ledger(&self) -> &NatsLedger {
         &self.ledger
+    }
+
+    /// This backend as a boxed seam `Ledger` (what
+    /// `FsJournalWriter::open_with` takes), sharing it.
+    pub fn shared_ledger(self: &Arc<Self>) -> Box<dyn Ledger> {
+        Box::new(SharedLedger(self.clone()))
     }
 
     /// The root's lease (its bucket must exist: [`Ledger::create`] makes it).
@@ -201,11 +255,10 @@ impl NatsBackend {
     /// The bytes of the revision file `key`: kept from a read (taken out),
     /// else fetched again by the sequence it was read at.
     fn revision_bytes(&self, key: &str) -> io::Result<Bytes> {
-        let sequence = match lock(&self.read).get_mut(key) {
-            Some((_, bytes @ Some(_))) => return Ok(bytes.take().unwrap_or_default()),
-            Some((sequence, None)) => Some(*sequence),
-            None => None,
-        };
+        if let Some(bytes) = lock(&self.read).take(key) {
+            return Ok(bytes);
+        }
+        let sequence = lock(&self.sequences).get(key).copied();
         let Some(sequence) = sequence else {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -306,258 +359,6 @@ impl NatsBackend {
     }
 }
 
-fn unsupported(path: &Path, what: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!(
-            "a NATS root keeps no {what} at {} (its ledger is the stream, its lease a key-value bucket)",
-            path.display()
-        ),
-    )
-}
-
-fn not_found() -> io::Error {
-    io::Error::new(io::ErrorKind::NotFound, "no such file on this NATS root")
-}
-
-impl FileSystem for NatsBackend {
-    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        match self.place(path) {
-            Place::Root => Ok(EntryMetadata::new(EntryKind::Directory, 0)),
-            Place::Revision(key) => {
-                let kept = lock(&self.read)
-                    .get(&key)
-                    .map(|(_, bytes)| bytes.as_ref().map(Bytes::len));
-                match kept {
-                    Some(Some(len)) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
-                    Some(None) => {
-                        let len = self.revision_bytes(&key)?.len();
-                        Ok(EntryMetadata::new(EntryKind::File, len as u64))
-                    }
-                    None => Err(not_found()),
-                }
-            }
-            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
-                Some(size) => Ok(EntryMetadata::new(EntryKind::File, size)),
-                None => Err(not_found()),
-            },
-            Place::Tlog(key) => match self.tlog_get(&key)? {
-                Some((value, _)) => Ok(EntryMetadata::new(EntryKind::File, value.len() as u64)),
-                None => Err(not_found()),
-            },
-            Place::Other => Err(not_found()),
-        }
-    }
-
-    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        self.metadata(path)
-    }
-
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
-        match self.place(path) {
-            Place::Root => Ok(Vec::new()),
-            _ => Err(not_found()),
-        }
-    }
-
-    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let bytes = match self.place(path) {
-            Place::Revision(key) => self.revision_bytes(&key)?,
-            Place::Tlog(key) => self.tlog_get(&key)?.ok_or_else(not_found)?.0,
-            Place::Blob(key) => {
-                let mut reader = self
-                    .ledger
-                    .open_blob(&key)
-                    .map_err(io::Error::other)?
-                    .ok_or_else(not_found)?;
-                let mut bytes = Vec::new();
-                (&mut reader)
-                    .take(limit.saturating_add(1))
-                    .read_to_end(&mut bytes)?;
-                Bytes::from(bytes)
-            }
-            Place::Root => {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "the root is a directory",
-                ));
-            }
-            Place::Other => return Err(not_found()),
-        };
-        if bytes.len() as u64 > limit {
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                format!("the file holds {} bytes", bytes.len()),
-            ));
-        }
-        Ok(bytes.to_vec())
-    }
-
-    fn read_recorded(
-        &self,
-        path: &Path,
-        limit: u64,
-        digest: &RevisionDigest,
-    ) -> io::Result<Vec<u8>> {
-        // The bytes were checked against their record's digest when read.
-        let _ = digest;
-        self.read(path, limit)
-    }
-}
-
-impl BlobStore for NatsBackend {
-    fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
-        match self.place(path) {
-            Place::Tlog(key) => match self.tlog_get(&key)? {
-                Some((value, _)) if value.len() as u64 > limit => Err(io::Error::new(
-                    io::ErrorKind::FileTooLarge,
-                    format!("the file holds {} bytes", value.len()),
-                )),
-                Some((value, revision)) => {
-                    Ok(Some((value.to_vec(), Version::new(revision.to_string()))))
-                }
-                None => Ok(None),
-            },
-            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
-                Some(_) => {
-                    let bytes = FileSystem::read(self, path, limit)?;
-                    let version = Version::new(ContentDigest::of_bytes(&bytes).to_hex());
-                    Ok(Some((bytes, version)))
-                }
-                None => Ok(None),
-            },
-            // Nothing else is a file of a NATS root (a revision file is in
-            // its ledger entry, read through the ledger).
-            _ => Ok(None),
-        }
-    }
-
-    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
-        let _ = dir;
-        Ok(Vec::new())
-    }
-
-    fn put_if_absent(&self, path: &Path, bytes: &[u8]) -> io::Result<Created> {
-        match self.place(path) {
-            Place::Revision(key) => {
-                lock(&self.staged).insert(key, Bytes::copy_from_slice(bytes));
-                Ok(Created::New)
-            }
-            Place::Blob(key) => {
-                match self
-                    .ledger
-                    .put_blob_if_absent(&key, bytes)
-                    .map_err(io::Error::other)?
-                {
-                    true => Ok(Created::New),
-                    false => Ok(Created::Exists),
-                }
-            }
-            Place::Tlog(key) => {
-                let store = self.tlog(true)?.ok_or_else(not_found)?;
-                let conn = self.ledger.conn();
-                match conn.block_on(store.create(&key, Bytes::copy_from_slice(bytes))) {
-                    Ok(_) => Ok(Created::New),
-                    Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(Created::Exists),
-                    Err(e) => Err(io::Error::other(e)),
-                }
-            }
-            Place::Root | Place::Other => Err(unsupported(path, "such file")),
-        }
-    }
-
-    fn put_by_digest(
-        &self,
-        dir: &Path,
-        reader: &mut dyn Read,
-    ) -> io::Result<(Created, ContentPointer)> {
-        if self.relative(dir).as_deref() != Some(CONTENT_DIR) {
-            return Err(unsupported(dir, "content store but its own"));
-        }
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes)?;
-        let pointer = ContentPointer::new(ContentDigest::of_bytes(&bytes), bytes.len() as u64);
-        let key = format!("{CONTENT_KEY_PREFIX}{}", pointer.digest().to_hex());
-        let created = self
-            .ledger
-            .put_blob_if_absent(&key, &bytes)
-            .map_err(io::Error::other)?;
-        Ok((
-            if created {
-                Created::New
-            } else {
-                Created::Exists
-            },
-            pointer,
-        ))
-    }
-
-    fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
-        let _ = record;
-        Err(unsupported(path, "ledger entry file"))
-    }
-
-    fn replace_if_unchanged(
-        &self,
-        path: &Path,
-        bytes: &[u8],
-        expected: Option<&Version>,
-    ) -> io::Result<Option<Version>> {
-        let Place::Tlog(key) = self.place(path) else {
-            return Err(unsupported(path, "replaceable file"));
-        };
-        let store = self.tlog(true)?.ok_or_else(not_found)?;
-        let conn = self.ledger.conn();
-        let value = Bytes::copy_from_slice(bytes);
-        match expected {
-            None => match conn.block_on(store.create(&key, value)) {
-                Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
-                Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(None),
-                Err(e) => Err(io::Error::other(e)),
-            },
-            Some(version) => {
-                let Ok(revision) = version.as_str().parse::<u64>() else {
-                    return Ok(None);
-                };
-                match conn.block_on(store.update(&key, value, revision)) {
-                    Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
-                    Err(e) if e.kind() == kv::UpdateErrorKind::WrongLastRevision => Ok(None),
-                    Err(e) => Err(io::Error::other(e)),
-                }
-            }
-        }
-    }
-
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        match self.place(path) {
-            Place::Blob(key) => match self.ledger.open_blob(&key).map_err(io::Error::other)? {
-                Some(reader) => Ok(Box::new(reader)),
-                None => Err(not_found()),
-            },
-            Place::Revision(key) => {
-                let staged = lock(&self.staged).get(&key).cloned();
-                match staged {
-                    Some(bytes) => Ok(Box::new(io::Cursor::new(bytes))),
-                    None => Ok(Box::new(io::Cursor::new(self.revision_bytes(&key)?))),
-                }
-            }
-            Place::Tlog(key) => {
-                let (value, _) = self.tlog_get(&key)?.ok_or_else(not_found)?;
-                Ok(Box::new(io::Cursor::new(value)))
-            }
-            Place::Root | Place::Other => Err(not_found()),
-        }
-    }
-
-    fn remove_all(&self, dir: &Path) -> io::Result<()> {
-        Err(unsupported(dir, "removable directory"))
-    }
-
-    fn location(&self) -> String {
-        self.root.to_string_lossy().into_owned()
-    }
-}
-
 /// The stream itself: its entries, with each revision's bytes kept for the
 /// loader's read of its path (see the [module docs](self)).
 impl LedgerReader for NatsBackend {
@@ -569,11 +370,13 @@ impl LedgerReader for NatsBackend {
         let messages = self.ledger.read_after(after, max)?;
         let mut entries = Vec::with_capacity(messages.len());
         let mut read = lock(&self.read);
+        let mut sequences = lock(&self.sequences);
         for message in messages {
             let (entry, revision) = message.into_parts();
             if let (Some(pointer), Some(bytes)) = (entry.revision(), revision) {
                 let key = NatsBackend::revision_key(pointer);
-                read.insert(key, (entry.sequence(), Some(bytes)));
+                sequences.insert(key.clone(), entry.sequence());
+                read.keep(key, bytes);
             }
             entries.push(entry);
         }
@@ -606,34 +409,82 @@ impl Ledger for NatsBackend {
         self.commit_record(tip, record)
     }
 
+    /// The records with their staged bytes (taken out), up to the first
+    /// revision that has none, committed in order by
+    /// [`NatsLedger::commit_batch_at`]: atomic publishes of many entries
+    /// each, whole or not at all.
     fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        let keys: Vec<String> = records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Revision(pointer) => Some(NatsBackend::revision_key(pointer)),
-                _ => None,
-            })
-            .collect();
-        let mut entries = Vec::with_capacity(records.len());
-        let mut tip = tip;
-        let mut stopped = None;
-        for record in records {
-            match self.commit_record(tip, record) {
-                Ok(entry) => {
-                    tip = entry.sequence();
-                    entries.push(entry);
+        let mut with_bytes: Vec<(Record, Option<Bytes>)> = Vec::with_capacity(records.len());
+        let mut missing = None;
+        {
+            let mut staged = lock(&self.staged);
+            let mut taken = Vec::new();
+            for record in &records {
+                if let Record::Revision(pointer) = record {
+                    taken.push(staged.remove(&NatsBackend::revision_key(pointer)));
                 }
-                Err(e) => {
-                    stopped = Some(e);
-                    break;
+            }
+            let mut taken = taken.into_iter();
+            for record in records {
+                match &record {
+                    Record::Revision(pointer) => match taken.next().flatten() {
+                        Some(bytes) => with_bytes.push((record, Some(bytes))),
+                        None => {
+                            // What follows it is not committed either.
+                            missing = Some(seam::CommitError::Failed(
+                                error::error(
+                                    ErrorKind::Io,
+                                    "found no revision file put for this record, expected the writer to put it before the commit; nothing of it or after it was committed",
+                                )
+                                .with_path(self.root.join(NatsBackend::revision_key(pointer))),
+                            ));
+                            break;
+                        }
+                    },
+                    _ => with_bytes.push((record, None)),
                 }
             }
         }
-        // The records not reached keep nothing staged.
-        let mut staged = lock(&self.staged);
-        for key in &keys {
-            staged.remove(key);
-        }
+        let batch = with_bytes
+            .iter()
+            .map(|(record, bytes)| (record.clone(), bytes.as_deref()))
+            .collect();
+        let (entries, stopped) = self.ledger.commit_batch_at(tip, batch);
+        let stopped = match stopped {
+            Some(CommitError::TipMoved { found, .. }) => {
+                Some(seam::CommitError::TipMoved { found })
+            }
+            Some(CommitError::Failed(e)) => Some(seam::CommitError::Failed(e)),
+            None => missing,
+        };
         BatchCommit { entries, stopped }
+    }
+}
+
+/// A shared backend as the seam's `Ledger` ([`NatsBackend::shared_ledger`]).
+#[derive(Debug)]
+struct SharedLedger(Arc<NatsBackend>);
+
+impl LedgerReader for SharedLedger {
+    fn exists(&self) -> Result<bool, JournalError> {
+        self.0.exists()
+    }
+    fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
+        self.0.read_after(after, max)
+    }
+    fn entry_path(&self, sequence: u64) -> PathBuf {
+        LedgerReader::entry_path(&*self.0, sequence)
+    }
+}
+
+impl Ledger for SharedLedger {
+    fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
+        self.0.create(entries)
+    }
+    fn commit(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
+        self.0.commit(tip, record)
+    }
+    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+        self.0.commit_batch(tip, records)
     }
 }
