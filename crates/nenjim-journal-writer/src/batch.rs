@@ -92,8 +92,49 @@ struct Pending<'t> {
     revision: JournalRevision,
     text: &'t str,
     path: PathBuf,
-    /// The writer's state once it (and every new one before it) is committed.
-    state: ChainState,
+}
+
+/// The texts of a chunk at least this long are parsed on several threads.
+const PARALLEL_PARSE: usize = 16;
+
+/// Parses every text of `texts` (the parse is pure: each text alone), on
+/// up to as many threads as the machine has cores (at most 4) for a chunk
+/// of at least [`PARALLEL_PARSE`] texts. The results are in the texts'
+/// order; the validation that follows reads them in turn and stops at the
+/// first error, as one-by-one appends would.
+fn parse_all(texts: &[&str]) -> Vec<Result<JournalRevision, JournalError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(4);
+    if texts.len() < PARALLEL_PARSE || threads < 2 {
+        return texts
+            .iter()
+            .map(|t| nenjim_journal_parser::parse(t))
+            .collect();
+    }
+    let part = texts.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = texts
+            .chunks(part)
+            .map(|slice| {
+                scope.spawn(move || {
+                    slice
+                        .iter()
+                        .map(|t| nenjim_journal_parser::parse(t))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut out = Vec::with_capacity(texts.len());
+        for (worker, slice) in workers.into_iter().zip(texts.chunks(part)) {
+            match worker.join() {
+                Ok(parsed) => out.extend(parsed),
+                // A parse never panics; if one did, its texts are parsed here.
+                Err(_) => out.extend(slice.iter().map(|t| nenjim_journal_parser::parse(t))),
+            }
+        }
+        out
+    })
 }
 
 impl FsJournalWriter {
@@ -140,11 +181,16 @@ impl FsJournalWriter {
         let mut slots: Vec<Slot> = Vec::with_capacity(texts.len());
         let mut pending: Vec<Pending<'_>> = Vec::new();
         let mut refused = None;
-        for text in texts {
-            let state = pending.last().map_or(&self.state, |p| &p.state);
-            match self.validate(state, text) {
+        // One state for the whole chunk, each new revision ingested into it
+        // in place (no copy of a state per revision); `whole` says it holds
+        // exactly the new revisions of `pending` (not one refused after
+        // its ingestion).
+        let mut working = self.state.clone();
+        let mut whole = true;
+        for (text, parsed) in texts.iter().zip(parse_all(texts)) {
+            match self.validate(&mut working, parsed) {
                 Ok(Validated::Recorded(revision)) => slots.push(Slot::Recorded(revision)),
-                Ok(Validated::New(revision, state)) => {
+                Ok(Validated::New(revision)) => {
                     slots.push(Slot::New(pending.len()));
                     let path = ledger::revision_path(
                         &self.root,
@@ -155,10 +201,10 @@ impl FsJournalWriter {
                         revision,
                         text,
                         path,
-                        state,
                     });
                 }
-                Err(error) => {
+                Err((error, ingested)) => {
+                    whole &= !ingested;
                     refused = Some(error);
                     break;
                 }
@@ -189,8 +235,16 @@ impl FsJournalWriter {
         if let Some(last) = committed.entries.last() {
             self.tip = last.sequence();
         }
-        if let Some(p) = done.checked_sub(1).and_then(|i| pending.get(i)) {
-            self.state = p.state.clone();
+        if done == pending.len() && whole {
+            self.state = working;
+        } else if done > 0 {
+            // A prefix committed (or a revision refused after it was
+            // ingested): the state of exactly the committed ones.
+            let mut state = self.state.clone();
+            for p in pending.get(..done).unwrap_or_default() {
+                state.ingest_revision_in_place_at(p.revision.clone(), p.revision.sequence())?;
+            }
+            self.state = state;
         }
         // Report the texts before the first new one not committed.
         for slot in &slots {
@@ -217,20 +271,29 @@ impl FsJournalWriter {
         }
     }
 
-    /// Validates `text` against `state` as [`append`](nenjim_journal_api::append::JournalWriter::append)
-    /// does (the sequence is the next one after `state`'s pending ones).
-    fn validate(&self, state: &ChainState, text: &str) -> Result<Validated, JournalError> {
-        let revision = nenjim_journal_parser::parse(text)?;
+    /// Validates the text `parsed` came from against `state` as
+    /// [`append`](nenjim_journal_api::append::JournalWriter::append) does
+    /// (the sequence is the next one after `state`'s pending ones),
+    /// ingesting a new revision into `state` in place. On error, whether
+    /// the revision was ingested before it was refused (a missing blob).
+    fn validate(
+        &self,
+        state: &mut ChainState,
+        parsed: Result<JournalRevision, JournalError>,
+    ) -> Result<Validated, (JournalError, bool)> {
+        let revision = parsed.map_err(|e| (e, false))?;
         // The pending revisions of the chunk hold every sequence after the tip.
         let sequence = state.last_sequence().max(self.tip) + 1;
         let head = state.latest(revision.coordinate());
-        let ingested = state.ingest_revision_at(revision, sequence)?;
-        if ingested.outcome() == Outcome::Unchanged {
-            return Ok(Validated::Recorded(ingested.revision().clone()));
+        let (revision, outcome) = state
+            .ingest_revision_in_place_at(revision, sequence)
+            .map_err(|e| (e, false))?;
+        if outcome == Outcome::Unchanged {
+            return Ok(Validated::Recorded(revision));
         }
-        self.check_blobs(ingested.revision(), head.as_ref())?;
-        let revision = ingested.revision().clone();
-        Ok(Validated::New(revision, ingested.into_state()))
+        self.check_blobs(&revision, head.as_ref())
+            .map_err(|e| (e, true))?;
+        Ok(Validated::New(revision))
     }
 
     /// Writes the revision files of `pending` with one barrier; returns how
@@ -302,6 +365,6 @@ impl FsJournalWriter {
 enum Validated {
     /// Recorded already: an idempotent success.
     Recorded(JournalRevision),
-    /// New, with the state that holds it.
-    New(JournalRevision, ChainState),
+    /// New, ingested into the chunk's state.
+    New(JournalRevision),
 }

@@ -2,7 +2,8 @@
 //! `tests/` a module of it): `writer` (the append path end to end, with the
 //! children it runs of this same binary), `errors` (what its errors keep),
 //! `batch` (batched appends: order, a refused text, a writer killed
-//! during batches), `fence_to` (the fences a root copy keeps its source's
+//! during batches), `batch_state` (the state a batch leaves, its parallel
+//! parse), `fence_to` (the fences a root copy keeps its source's
 //! sequences with), `fault_walk` (every call of a start and of a refresh of
 //! a root with a ledger failed in turn), `signing` (signed roots: the
 //! checkpoint and tiles after every commit, writers without the key
@@ -12,6 +13,7 @@
 //! `signing`.
 
 mod batch;
+mod batch_state;
 mod errors;
 mod fault_walk;
 mod fence_to;
