@@ -412,36 +412,12 @@ fn verify_since_accepts_an_extension_and_detects_a_rollback_and_a_fork() {
 /// Builds the Go checker of `prove`'s JSON (tests/go/checkrecord.go) with
 /// Debian's golang-go and golang-golang-x-mod-dev; panics without them.
 fn build_go(dir: &Path) -> PathBuf {
-    const GOPATH: &str = "/usr/share/gocode";
-    let tlog_src = Path::new(GOPATH).join("src/golang.org/x/mod/sumdb/tlog/tlog.go");
-    assert!(
-        tlog_src.is_file(),
-        "{} is missing: this test needs Debian's golang-golang-x-mod-dev \
-         (apt-get install golang-go golang-golang-x-mod-dev; `cargo xtask ci` provisions it)",
-        tlog_src.display()
-    );
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/checkrecord.go");
-    let binary = dir.join("checkrecord");
-    let out = Command::new("go")
-        .arg("build")
-        .arg("-o")
-        .arg(&binary)
-        .arg(&source)
-        .env("GO111MODULE", "off")
-        .env("GOPATH", GOPATH)
-        .env("GOCACHE", dir.join("gocache"))
-        .env("GOFLAGS", "")
-        .env("CGO_ENABLED", "0")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run `go` ({e}): this test needs Debian's golang-go and golang-golang-x-mod-dev")
-        });
-    assert!(
-        out.status.success(),
-        "go build: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    binary
+    nenjim_journal_testkit::go::build(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/checkrecord.go"),
+        dir,
+        "checkrecord",
+        "golang.org/x/mod/sumdb/tlog/tlog.go",
+    )
 }
 
 fn hash_of(value: &Value) -> Hash {

@@ -9,6 +9,7 @@
 //!   a chain state;
 //! - [`feeds`]: the two feeds of a served Journal checked against a
 //!   root's sequences (gaps at fences), and the lease edit that makes one;
+//! - [`go`]: the interop tests' Go programs, built against Debian's x/mod;
 //! - [`killed`]: kill rounds of the crash tests (a child test of the
 //!   running binary SIGKILLed after a number of reports);
 //! - [`memory_fs`]: a directory tree in memory ([`memory_fs::MemoryFs`]);
@@ -37,6 +38,7 @@ pub mod cli;
 pub mod docs;
 pub mod faults;
 pub mod feeds;
+pub mod go;
 pub mod killed;
 pub mod memory_fs;
 pub mod moto;

@@ -24,43 +24,14 @@ use nenjim_journal_tlog::tile::{Tile, TileHashes};
 use nenjim_journal_tlog::tree::{prove_consistency, prove_inclusion};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 
-/// Debian's x/mod sources (golang-golang-x-mod-dev).
-const GOPATH: &str = "/usr/share/gocode";
-
+/// Builds the tlog crate's Go program into `dir`; panics without Go.
 fn build_go(dir: &Path) -> PathBuf {
-    let note_src = Path::new(GOPATH).join("src/golang.org/x/mod/sumdb/note/note.go");
-    assert!(
-        note_src.is_file(),
-        "{} is missing: the interop test needs Debian's golang-golang-x-mod-dev \
-         (apt-get install golang-go golang-golang-x-mod-dev)",
-        note_src.display()
-    );
-    let source =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../nenjim-journal-tlog/tests/go/interop.go");
-    let binary = dir.join("interop");
-    let output = Command::new("go")
-        .arg("build")
-        .arg("-o")
-        .arg(&binary)
-        .arg(&source)
-        .env("GO111MODULE", "off")
-        .env("GOPATH", GOPATH)
-        .env("GOCACHE", dir.join("gocache"))
-        .env("GOFLAGS", "")
-        .env("CGO_ENABLED", "0")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run `go` ({e}): the interop test needs Debian's golang-go and \
-                 golang-golang-x-mod-dev (apt-get install golang-go golang-golang-x-mod-dev)"
-            )
-        });
-    assert!(
-        output.status.success(),
-        "go build failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    binary
+    nenjim_journal_testkit::go::build(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../nenjim-journal-tlog/tests/go/interop.go"),
+        dir,
+        "interop",
+        "golang.org/x/mod/sumdb/note/note.go",
+    )
 }
 
 fn joined(proof: &[Hash]) -> String {
