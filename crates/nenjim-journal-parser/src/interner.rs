@@ -368,7 +368,7 @@ impl Interner {
     /// that length usually has, instead of growing (and rehashing) from
     /// empty while the text is read. Only the capacity differs from
     /// `Interner::default()`.
-    pub(crate) fn for_text(text: &str) -> Interner {
+    pub fn for_text(text: &str) -> Interner {
         // About one distinct requirement per 300 bytes and one distinct
         // coordinate per 1 200 in the synthetic corpus and in crates.io-like
         // texts; a short text gets the default (empty) tables.

@@ -146,6 +146,20 @@ impl FsJournalWriter {
         Ok(())
     }
 
+    /// Parses `text` after the last text this writer appended (see
+    /// `last_parsed`): the same revision, and the same errors, as
+    /// [`nenjim_journal_parser::parse`].
+    pub(crate) fn parse(
+        &self,
+        text: &str,
+    ) -> Result<nenjim_journal_parser::ParsedText, JournalError> {
+        nenjim_journal_parser::parse_after(
+            text.to_owned(),
+            &mut nenjim_journal_parser::Interner::for_text(text),
+            self.last_parsed.as_ref(),
+        )
+    }
+
     /// Writes the revision file of `revision` (text `text`) unless the same
     /// bytes are already there.
     fn write_revision(&self, revision: &JournalRevision, text: &str) -> Result<(), JournalError> {
@@ -188,7 +202,8 @@ impl JournalWriter for FsJournalWriter {
             return Err(poisoned.clone().with_path(&self.root));
         }
         self.check_lease()?;
-        let revision = nenjim_journal_parser::parse(text)?;
+        let parsed = self.parse(text)?;
+        let revision = parsed.revision().clone();
         let sequence = self.tip + 1;
         let head = self.state.latest(revision.coordinate());
         let ingested = self.state.ingest_revision_at(revision, sequence)?;
@@ -204,6 +219,7 @@ impl JournalWriter for FsJournalWriter {
             Ok(entry) => {
                 self.state = ingested.into_state();
                 self.tip = entry.sequence();
+                self.last_parsed = Some(parsed);
                 self.after_commit(&[entry])?;
                 Ok(build::appended(revision, true))
             }

@@ -107,34 +107,46 @@ fn parse_all(texts: &[&str]) -> Vec<Result<JournalRevision, JournalError>> {
         .map_or(1, std::num::NonZeroUsize::get)
         .min(4);
     if texts.len() < PARALLEL_PARSE || threads < 2 {
-        return texts
-            .iter()
-            .map(|t| nenjim_journal_parser::parse(t))
-            .collect();
+        return parse_in_turn(texts);
     }
     let part = texts.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> = texts
             .chunks(part)
-            .map(|slice| {
-                scope.spawn(move || {
-                    slice
-                        .iter()
-                        .map(|t| nenjim_journal_parser::parse(t))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|slice| scope.spawn(move || parse_in_turn(slice)))
             .collect();
         let mut out = Vec::with_capacity(texts.len());
         for (worker, slice) in workers.into_iter().zip(texts.chunks(part)) {
             match worker.join() {
                 Ok(parsed) => out.extend(parsed),
                 // A parse never panics; if one did, its texts are parsed here.
-                Err(_) => out.extend(slice.iter().map(|t| nenjim_journal_parser::parse(t))),
+                Err(_) => out.extend(parse_in_turn(slice)),
             }
         }
         out
     })
+}
+
+/// Parses `texts` in turn, each after the one before it
+/// ([`parse_after`](nenjim_journal_parser::parse_after)): in an import the
+/// revisions of one artifact come one after the other, and a successor's
+/// release blocks, restated byte for byte, are not read again. The
+/// results are exactly [`nenjim_journal_parser::parse`]'s.
+fn parse_in_turn(texts: &[&str]) -> Vec<Result<JournalRevision, JournalError>> {
+    let mut previous: Option<nenjim_journal_parser::ParsedText> = None;
+    texts
+        .iter()
+        .map(|text| {
+            let parsed = nenjim_journal_parser::parse_after(
+                (*text).to_owned(),
+                &mut nenjim_journal_parser::Interner::for_text(text),
+                previous.as_ref(),
+            )?;
+            let revision = parsed.revision().clone();
+            previous = Some(parsed);
+            Ok(revision)
+        })
+        .collect()
 }
 
 impl FsJournalWriter {

@@ -765,3 +765,49 @@ fn feeds_resume_across_the_gaps_fences_leave() {
     again.process().start().unwrap();
     assert_feeds_resume_across_gaps(&*again.service(), &[1, 3, 4, 6], &[1, 3, 4, 6]);
 }
+
+/// Each append is parsed after the last one (its restated release blocks
+/// are not read again): what is appended is what a plain parse of each
+/// text gives, whether a block is restated byte for byte, spelled
+/// differently (spaces, a comment) or new, and after a text of another
+/// artifact.
+#[test]
+fn a_successor_parsed_after_the_last_append_is_what_a_plain_parse_gives() {
+    let root = tempfile::tempdir().unwrap();
+    let mut writer = open(root.path());
+    let deps = "  DEPENDS bbb [1.0.0,2.0.0) \"runtime\"\n  DEPENDS ccc *\n";
+    let first = format!(
+        "{}{}{deps}",
+        genesis("aaa", "20260101T000000Z"),
+        release("1.0.0", CONTENT)
+    );
+    let second = successor(
+        &first,
+        "20260102T000000Z",
+        &format!("{}{deps}", release("1.1.0", CONTENT)),
+    );
+    // The same values as `second`'s blocks, other bytes.
+    let third = successor(&second, "20260103T000000Z", "").replace(
+        "  DEPENDS ccc *",
+        "  DEPENDS ccc  *\n# a comment inside the block",
+    );
+    let other = genesis("zzz", "20260101T000000Z");
+    let fourth = successor(&third, "20260104T000000Z", &release("2.0.0", CONTENT));
+    for text in [&first, &second, &third, &other, &fourth] {
+        let appended = writer.append(text).unwrap();
+        let plain = nenjim_journal_parser::parse(text).unwrap();
+        assert!(appended.is_new());
+        assert_eq!(appended.revision().digest(), plain.digest());
+        assert!(appended.revision().same_worldview(&plain), "{text}");
+    }
+    let head = writer.state().latest(&c("aaa")).unwrap();
+    assert_eq!(head.releases().len(), 3);
+    assert_eq!(head.releases()[0].dependencies().len(), 2);
+    // A restated block whose values changed is refused as before.
+    let rewritten =
+        successor(&fourth, "20260105T000000Z", "").replace("DEPENDS ccc  *", "DEPENDS ccc 1.0.0");
+    assert_eq!(
+        writer.append(&rewritten).unwrap_err().kind(),
+        ErrorKind::ReleaseRewritten
+    );
+}
