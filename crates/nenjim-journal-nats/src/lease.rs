@@ -15,92 +15,35 @@
 //! the directory's file replaced only if unchanged. The expiry is the
 //! value's `expires`, not a KV time-to-live: an expired lease keeps its
 //! epoch, which the next holder's grows by one. The semantics are the
-//! directory writer's: a live lease of another holder is `LeaseHeld`; a
-//! released one is taken as it is; an expired, unreleased one is taken
-//! over, and the new holder fences the ledger at its tip
-//! ([`NatsLease::fence_ledger`]), so that the previous holder's next commit
-//! fails (`LeaseLost`).
+//! directory writer's, and so is the value (the store's
+//! [`LeaseRecord`](nenjim_journal_store::lease::LeaseRecord), re-exported
+//! as [`Lease`]): a live lease of another holder is `LeaseHeld`; a
+//! released one is taken as it is; an expired, unreleased one, or a live
+//! one whose holder is a process of this host that is provably gone
+//! (killed, crashed), is taken over, and the new holder fences the ledger
+//! at its tip ([`NatsLease::fence_ledger`]), so that the previous holder's
+//! next commit fails (`LeaseLost`). A holder id names its host and process
+//! ([`holder_id`](nenjim_journal_store::lease::holder_id)), as a directory
+//! root's does.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_nats::jetstream::kv::{CreateErrorKind, Operation, Store, UpdateErrorKind};
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_store::ledger::{Entry, Record};
 
-use crate::ledger::{CommitError, NatsLedger, unique_id};
+use nenjim_journal_store::lease::{expiry, holder_id, now_millis};
 
-const HEADER: &str = "nenjim-lease/1";
+use crate::ledger::{CommitError, NatsLedger};
+
 /// The lease's key in its bucket.
 pub const LEASE_KEY: &str = "lease";
 
-/// One state of the lease.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lease {
-    holder: String,
-    epoch: u64,
-    expires: u64,
-}
-
-impl Lease {
-    /// A lease of `holder` at `epoch` until `expires` (milliseconds since
-    /// the Unix epoch; 0 for a released lease).
-    pub fn new(holder: &str, epoch: u64, expires: u64) -> Lease {
-        Lease {
-            holder: holder.to_owned(),
-            epoch,
-            expires,
-        }
-    }
-    /// Who holds it.
-    pub fn holder(&self) -> &str {
-        &self.holder
-    }
-    /// Its epoch: one more at each change of holder.
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-    /// When it expires (milliseconds since the Unix epoch; 0 = released).
-    pub fn expires(&self) -> u64 {
-        self.expires
-    }
-    /// The value's text.
-    pub fn render(&self) -> String {
-        format!(
-            "{HEADER}\nholder {}\nepoch {}\nexpires {}\n",
-            self.holder, self.epoch, self.expires
-        )
-    }
-    /// Reads a value's text.
-    pub fn parse(text: &str) -> Option<Lease> {
-        let mut lines = text.lines();
-        if lines.next()? != HEADER {
-            return None;
-        }
-        let mut value = |key: &str| {
-            lines
-                .next()?
-                .strip_prefix(key)?
-                .strip_prefix(' ')
-                .map(str::to_owned)
-        };
-        let holder = value("holder")?;
-        let epoch = value("epoch")?.parse().ok()?;
-        let expires = value("expires")?.parse().ok()?;
-        if lines.next().is_some() || holder.is_empty() {
-            return None;
-        }
-        Some(Lease {
-            holder,
-            epoch,
-            expires,
-        })
-    }
-    fn is_live(&self, now: u64) -> bool {
-        self.expires != 0 && now < self.expires
-    }
-}
+/// One state of the lease: the store's lease record, whose text a
+/// directory root's lease file has too.
+pub use nenjim_journal_store::lease::LeaseRecord as Lease;
 
 /// What [`NatsLease::acquire`] took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,18 +53,6 @@ pub struct Acquired {
     /// Whether an expired, unreleased lease was taken over: the caller then
     /// fences the ledger ([`NatsLease::fence_ledger`]).
     pub taken_over: bool,
-}
-
-/// Milliseconds since the Unix epoch, now.
-fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn expiry(now: u64, ttl: Duration) -> u64 {
-    now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
-        .max(1)
 }
 
 /// The lease of one NATS root, as one holder sees it.
@@ -143,7 +74,7 @@ impl NatsLease {
             ledger,
             store,
             path,
-            holder: unique_id(),
+            holder: holder_id(),
             held: None,
         })
     }
@@ -155,7 +86,7 @@ impl NatsLease {
 
     /// This holder's epoch (0 before [`acquire`](Self::acquire)).
     pub fn epoch(&self) -> u64 {
-        self.held.as_ref().map_or(0, |(l, _)| l.epoch)
+        self.held.as_ref().map_or(0, |(l, _)| l.epoch())
     }
 
     /// The current lease and its KV revision (`None`: never taken).
@@ -207,36 +138,40 @@ impl NatsLease {
         }
     }
 
-    /// Takes the lease for `ttl`: `LeaseHeld` while another holder's is live.
+    /// Takes the lease for `ttl`: `LeaseHeld` while another holder's is
+    /// live, unless that holder is a process of this host that is provably
+    /// gone (killed, crashed: see
+    /// [`holder_is_gone`](nenjim_journal_store::lease::holder_is_gone)),
+    /// whose lease is taken over at once, as a directory root's is.
     pub fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError> {
         loop {
             let current = self.read()?;
             let now = now_millis();
             if let Some((lease, _)) = &current
-                && lease.is_live(now)
+                && lease.blocks(now)
             {
                 return Err(error::error(
                     ErrorKind::LeaseHeld,
                     format!(
                         "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
-                        lease.holder,
-                        lease.epoch,
-                        lease.expires - now
+                        lease.holder(),
+                        lease.epoch(),
+                        lease.expires().saturating_sub(now)
                     ),
                 )
                 .with_path(&self.path));
             }
             let taken_over = current
                 .as_ref()
-                .is_some_and(|(lease, _)| lease.expires != 0);
-            let lease = Lease {
-                holder: self.holder.clone(),
-                epoch: current.as_ref().map_or(1, |(l, _)| l.epoch + 1),
-                expires: expiry(now, ttl),
-            };
+                .is_some_and(|(lease, _)| !lease.is_released());
+            let lease = Lease::new(
+                &self.holder,
+                current.as_ref().map_or(1, |(l, _)| l.epoch() + 1),
+                expiry(now, ttl),
+            );
             // Changed since it was read: read it again.
             if let Some(revision) = self.replace(&lease, current.map(|(_, r)| r))? {
-                let epoch = lease.epoch;
+                let epoch = lease.epoch();
                 self.held = Some((lease, revision));
                 return Ok(Acquired { epoch, taken_over });
             }
@@ -254,21 +189,18 @@ impl NatsLease {
         if !lease.is_live(now) {
             return Err(self.lost(format!(
                 "found this writer's lease (epoch {}) expired, expected a live lease; another writer may have taken the root over",
-                lease.epoch
+                lease.epoch()
             )));
         }
         let half = u64::try_from(ttl.as_millis() / 2).unwrap_or(u64::MAX);
-        if lease.expires.saturating_sub(now) < half {
-            let renewed = Lease {
-                expires: expiry(now, ttl),
-                ..lease.clone()
-            };
+        if lease.expires().saturating_sub(now) < half {
+            let renewed = lease.until(expiry(now, ttl));
             match self.replace(&renewed, Some(revision))? {
                 Some(revision) => self.held = Some((renewed, revision)),
                 None => {
                     return Err(self.lost(format!(
                         "found the lease changed by another writer, expected this writer's (epoch {})",
-                        lease.epoch
+                        lease.epoch()
                     )));
                 }
             }
@@ -284,10 +216,7 @@ impl NatsLease {
     /// lease is left as it is).
     pub fn release(&mut self) -> Result<(), JournalError> {
         if let Some((lease, revision)) = self.held.take() {
-            let released = Lease {
-                expires: 0,
-                ..lease
-            };
+            let released = lease.until(0);
             // `None`: changed by another writer, whose lease stays.
             let _ = self.replace(&released, Some(revision))?;
         }

@@ -59,8 +59,10 @@ fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeM
 /// reports, at any point of its next append (before, during or after its
 /// publish, inside a batch's atomic publish). After each kill the root loads
 /// with every reported append at its reported sequence, every entry whole;
-/// the next writer takes the killed one's lease over (made expired here,
-/// as its time running out would) and fences.
+/// the next writer takes the killed one's lease over and fences: in even
+/// rounds the lease is made expired first (as its time running out
+/// would), in odd rounds it is still live and taken over because its
+/// holder, a process of this host, is gone.
 #[test]
 fn a_killed_writer_loses_nothing_it_reported() {
     let server = NatsServer::start();
@@ -68,7 +70,7 @@ fn a_killed_writer_loses_nothing_it_reported() {
     let nats = root(&server, "killed");
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     for round in 0..8u64 {
-        if round > 0 {
+        if round > 0 && round % 2 == 0 {
             expire_lease(&server, "killed");
         }
         let wanted = 1 + (round * 7) % 5;
@@ -84,6 +86,49 @@ fn a_killed_writer_loses_nothing_it_reported() {
         assert!(tip >= *reported.values().max().unwrap());
     }
     assert!(reported.len() >= 8);
+}
+
+/// A writer killed (SIGKILL: its lease neither released nor expired) does
+/// not hold the root for the rest of its lease: the next writer on this
+/// host finds the lease live, sees its holder's process is gone, takes it
+/// over at once (no `LeaseHeld`, no wait for the 30 s default) and fences
+/// the tip, so its first append comes after the fence.
+#[test]
+fn a_killed_writers_live_lease_is_taken_over_at_once_on_its_host() {
+    use nenjim_journal_nats::lease::{LEASE_KEY, Lease};
+    let server = NatsServer::start();
+    let address = server.root("gone");
+    let nats = root(&server, "gone");
+    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
+    kill_after_reports(&address, 0, 2, &mut reported);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let lease = runtime.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
+        let kv = js.get_key_value("NENJIM_gone_lease").await.unwrap();
+        let entry = kv.entry(LEASE_KEY).await.unwrap().unwrap();
+        Lease::parse(std::str::from_utf8(&entry.value).unwrap()).unwrap()
+    });
+    let now = nenjim_journal_store::lease::now_millis();
+    assert!(
+        lease.is_live(now),
+        "the killed writer's lease is still live: {lease:?}"
+    );
+    assert!(nenjim_journal_store::lease::holder_is_gone(lease.holder()));
+    let (_, tip) = loaded(&nats);
+    let mut writer = nats.writer(WriterOptions::new()).unwrap();
+    let appended = writer.append(&bare_genesis("after-kill", &ts(1))).unwrap();
+    assert_eq!(appended.sequence(), tip + 2, "a fence at {} first", tip + 1);
+    let (state, _) = loaded(&nats);
+    for (name, sequence) in &reported {
+        let found = worldview(&state)
+            .into_iter()
+            .find(|(_, c, _, _)| c == name)
+            .map(|(s, _, _, _)| s);
+        assert_eq!(found, Some(*sequence), "{name} was lost");
+    }
 }
 
 #[test]

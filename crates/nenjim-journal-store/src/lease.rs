@@ -89,24 +89,61 @@ pub trait Lease: Send + fmt::Debug {
     }
 }
 
-/// One state of the lease file.
+/// One state of a lease: its text is the lease file's (see the
+/// [module docs](self)), and a NATS root's lease value is the same text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Holding {
+pub struct LeaseRecord {
     holder: String,
     epoch: u64,
     /// Milliseconds since the Unix epoch; 0 for a released lease.
     expires: u64,
 }
 
-impl Holding {
-    fn render(&self) -> String {
+impl LeaseRecord {
+    /// A lease of `holder` at `epoch` until `expires` (milliseconds since
+    /// the Unix epoch; 0 for a released lease).
+    pub fn new(holder: &str, epoch: u64, expires: u64) -> LeaseRecord {
+        LeaseRecord {
+            holder: holder.to_owned(),
+            epoch,
+            expires,
+        }
+    }
+
+    /// Who holds it (see [`holder_id`]).
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Its epoch: one more at each change of holder.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// When it expires (milliseconds since the Unix epoch; 0 = released).
+    pub fn expires(&self) -> u64 {
+        self.expires
+    }
+
+    /// This lease held until `expires` (0: released).
+    pub fn until(&self, expires: u64) -> LeaseRecord {
+        LeaseRecord {
+            expires,
+            ..self.clone()
+        }
+    }
+
+    /// The lease's text.
+    pub fn render(&self) -> String {
         format!(
             "{HEADER}\nholder {}\nepoch {}\nexpires {}\n",
             self.holder, self.epoch, self.expires
         )
     }
 
-    fn parse(text: &str) -> Option<Holding> {
+    /// Reads a lease's text: `None` unless it is exactly the four lines
+    /// [`render`](Self::render) writes, with a holder.
+    pub fn parse(text: &str) -> Option<LeaseRecord> {
         let mut lines = text.lines();
         if lines.next()? != HEADER {
             return None;
@@ -121,7 +158,10 @@ impl Holding {
         let holder = value("holder")?;
         let epoch = value("epoch")?.parse().ok()?;
         let expires = value("expires")?.parse().ok()?;
-        Some(Holding {
+        if lines.next().is_some() || holder.is_empty() {
+            return None;
+        }
+        Some(LeaseRecord {
             holder,
             epoch,
             expires,
@@ -129,13 +169,20 @@ impl Holding {
     }
 
     /// Whether the lease is held by someone at `now` (neither released nor expired).
-    fn is_live(&self, now: u64) -> bool {
+    pub fn is_live(&self, now: u64) -> bool {
         self.expires != 0 && now < self.expires
     }
 
     /// Whether the lease was given back by its holder.
-    fn is_released(&self) -> bool {
+    pub fn is_released(&self) -> bool {
         self.expires == 0
+    }
+
+    /// Whether another writer must wait for this lease at `now`: it is
+    /// live and its holder is not provably gone ([`holder_is_gone`]). A
+    /// lease that is not is taken (over, when it is not released).
+    pub fn blocks(&self, now: u64) -> bool {
+        self.is_live(now) && !holder_is_gone(&self.holder)
     }
 }
 
@@ -173,7 +220,7 @@ fn process_start(pid: &str) -> io::Result<u64> {
 
 /// A holder id for a new lease of this process: host, pid, boot id,
 /// process start and a nonce unique in this process (see the module docs).
-fn holder_id() -> String {
+pub fn holder_id() -> String {
     let pid = std::process::id().to_string();
     let nonce = crate::local::temporary_name();
     let nonce = nonce.trim_start_matches(crate::local::TMP_PREFIX);
@@ -190,7 +237,7 @@ fn holder_id() -> String {
 /// this boot's, whose pid names no process, or whose pid's process started
 /// at another time. Anything that cannot be told (another host, an id of
 /// another form, no `/proc`) is not gone: its lease runs until it expires.
-fn holder_is_gone(holder: &str) -> bool {
+pub fn holder_is_gone(holder: &str) -> bool {
     let parts: Vec<&str> = holder.split('/').collect();
     let [host, pid, boot, start, _nonce] = parts[..] else {
         return false;
@@ -211,15 +258,15 @@ fn holder_is_gone(holder: &str) -> bool {
     }
 }
 
-/// Milliseconds since the Unix epoch, now.
-fn now_millis() -> u64 {
+/// Milliseconds since the Unix epoch, now (a lease's clock).
+pub fn now_millis() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// `now` plus `ttl`, in milliseconds.
-fn expiry(now: u64, ttl: Duration) -> u64 {
+/// `now` plus `ttl`, in milliseconds (at least 1: 0 means released).
+pub fn expiry(now: u64, ttl: Duration) -> u64 {
     now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
         .max(1)
 }
@@ -230,7 +277,7 @@ pub struct FileLease {
     store: Arc<dyn BlobStore>,
     path: PathBuf,
     /// This holder's lease as last written (`None` before acquiring).
-    held: Option<Holding>,
+    held: Option<LeaseRecord>,
 }
 
 impl FileLease {
@@ -251,12 +298,12 @@ impl FileLease {
 
     /// The current lease and its version (`None` when there has never been
     /// one). A lease file that does not parse is refused.
-    fn read(&self) -> io::Result<Option<(Holding, Version)>> {
+    fn read(&self) -> io::Result<Option<(LeaseRecord, Version)>> {
         let Some((bytes, version)) = self.store.get(&self.path, LEASE_MAX)? else {
             return Ok(None);
         };
         let text = String::from_utf8(bytes).ok();
-        match text.as_deref().and_then(Holding::parse) {
+        match text.as_deref().and_then(LeaseRecord::parse) {
             Some(lease) => Ok(Some((lease, version))),
             None => Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -267,7 +314,7 @@ impl FileLease {
 
     /// Replaces the lease with `lease` if it is still at `expected`
     /// (`None`: still absent); `Ok(false)` if another writer changed it.
-    fn replace(&self, lease: &Holding, expected: Option<&Version>) -> io::Result<bool> {
+    fn replace(&self, lease: &LeaseRecord, expected: Option<&Version>) -> io::Result<bool> {
         self.store
             .replace_if_unchanged(&self.path, lease.render().as_bytes(), expected)
             .map(|version| version.is_some())
@@ -287,8 +334,7 @@ impl Lease for FileLease {
             // A live lease of a process of this host that is gone (killed,
             // crashed) is taken over at once, exactly as an expired one.
             if let Some(current) = &current
-                && current.is_live(now)
-                && !holder_is_gone(&current.holder)
+                && current.blocks(now)
             {
                 return Err(error::error(
                     ErrorKind::LeaseHeld,
@@ -302,7 +348,7 @@ impl Lease for FileLease {
                 .with_path(&self.path));
             }
             let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
-            let lease = Holding {
+            let lease = LeaseRecord {
                 holder: holder_id(),
                 epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
                 expires: expiry(now, ttl),
@@ -347,7 +393,7 @@ impl Lease for FileLease {
                 held.epoch
             )));
         }
-        let renewed = Holding {
+        let renewed = LeaseRecord {
             expires: expiry(now, ttl),
             ..held.clone()
         };
@@ -371,7 +417,7 @@ impl Lease for FileLease {
         let read = self.read().map_err(self.io("cannot read the lease"))?;
         let (current, version) = read.unzip();
         if current.as_ref() == Some(&held) {
-            let released = Holding { expires: 0, ..held };
+            let released = LeaseRecord { expires: 0, ..held };
             // A lease changed in between is another writer's: left as it is.
             if self
                 .replace(&released, version.as_ref())
@@ -399,20 +445,34 @@ mod tests {
 
     #[test]
     fn a_lease_round_trips_and_a_bad_one_is_refused() {
-        let lease = Holding {
+        let lease = LeaseRecord {
             holder: "123-456-0".to_owned(),
             epoch: 3,
             expires: 99,
         };
-        assert_eq!(Holding::parse(&lease.render()), Some(lease));
+        assert_eq!(LeaseRecord::parse(&lease.render()), Some(lease.clone()));
         assert_eq!(
-            Holding::parse("nenjim-lease/1\nholder x\nepoch x\nexpires 1\n"),
+            LeaseRecord::parse("nenjim-lease/1\nholder x\nepoch x\nexpires 1\n"),
             None
         );
         assert_eq!(
-            Holding::parse("nenjim-lease/2\nholder x\nepoch 1\nexpires 1\n"),
+            LeaseRecord::parse("nenjim-lease/2\nholder x\nepoch 1\nexpires 1\n"),
             None
         );
+        // Exactly the four lines, with a holder.
+        assert_eq!(
+            LeaseRecord::parse("nenjim-lease/1\nholder x\nepoch 1\nexpires 1\nmore\n"),
+            None
+        );
+        assert_eq!(
+            LeaseRecord::parse("nenjim-lease/1\nholder \nepoch 1\nexpires 1\n"),
+            None
+        );
+        assert_eq!(
+            lease.until(0).render(),
+            "nenjim-lease/1\nholder 123-456-0\nepoch 3\nexpires 0\n"
+        );
+        assert!(lease.until(0).is_released() && !lease.until(0).blocks(0));
     }
 
     #[test]
@@ -437,14 +497,14 @@ mod tests {
 
     #[test]
     fn liveness_follows_the_expiry() {
-        let lease = Holding {
+        let lease = LeaseRecord {
             holder: "h".to_owned(),
             epoch: 1,
             expires: 100,
         };
         assert!(lease.is_live(99));
         assert!(!lease.is_live(100));
-        let released = Holding {
+        let released = LeaseRecord {
             expires: 0,
             ..lease
         };
