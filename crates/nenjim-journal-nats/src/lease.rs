@@ -23,7 +23,7 @@
 //! (killed, crashed), is taken over, and the new holder fences the ledger
 //! at its tip ([`NatsLease::fence_ledger`]), so that the previous holder's
 //! next commit fails (`LeaseLost`). A holder id names its host and process
-//! ([`holder_id`](nenjim_journal_store::lease::holder_id)), as a directory
+//! ([`holder_id`]), as a directory
 //! root's does.
 
 use std::path::{Path, PathBuf};
