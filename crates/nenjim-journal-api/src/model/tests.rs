@@ -270,3 +270,49 @@ fn sharing_with_the_predecessor_changes_no_value_and_shares_equal_ones() {
     );
     assert!(shared_third.releases()[0].policy().yanked().is_none());
 }
+
+/// The forward walk that pairs each release with the older revision's:
+/// a release inserted between kept ones (a backport), one dropped, and
+/// kept ones whose bodies are already shared or only equal. Every kept
+/// release ends up sharing its values with the older one's; the new one
+/// keeps its own.
+#[test]
+fn sharing_pairs_releases_by_version_around_inserted_and_missing_ones() {
+    let older = fresh(
+        "20260101T000000Z",
+        &["1.0.0", "1.1.0", "1.2.0", "2.0.0"],
+        &[],
+        "pads",
+    );
+    let newer = fresh(
+        "20260102T000000Z",
+        &["1.0.0", "1.0.1", "1.1.0", "2.0.0", "3.0.0"],
+        &[],
+        "pads",
+    );
+    // Share the first release's body already, as a parser's reuse would.
+    let newer = {
+        let a = &*newer.0;
+        let mut releases = a.releases.to_vec();
+        releases[0] = older.0.releases[0].clone();
+        JournalRevision(Arc::new(super::revision::RevisionInner {
+            coordinate: a.coordinate.clone(),
+            journal_version: a.journal_version,
+            digest: a.digest,
+            predecessor: a.predecessor,
+            description: a.description.clone(),
+            information: a.information.clone(),
+            releases: releases.into_boxed_slice(),
+            policy: a.policy.clone(),
+            sequence: a.sequence,
+        }))
+    };
+    let shared = sharing_releases_with(newer.clone(), &older);
+    assert_eq!(shared, newer);
+    let (old, new) = (&older.0.releases, &shared.0.releases);
+    assert!(shares_values(&old[0], &new[0])); // 1.0.0, already shared
+    assert!(!shares_values(&old[0], &new[1]) && !shares_values(&old[1], &new[1])); // 1.0.1, new
+    assert!(shares_values(&old[1], &new[2])); // 1.1.0
+    assert!(shares_values(&old[3], &new[3])); // 2.0.0, after the missing 1.2.0
+    assert!(old.iter().all(|o| !shares_values(o, &new[4]))); // 3.0.0, new
+}

@@ -137,13 +137,29 @@ fn share_with(this: &mut RevisionInner, older: &RevisionInner) {
     }
 
     // The release bodies: an equal body of `older`, or this revision's
-    // own body on the shared coordinate.
+    // own body on the shared coordinate. Both lists ascend by version, so
+    // one forward walk over `older` finds each release's counterpart; a
+    // body already shared (a restated block reused by the parser) is
+    // recognized by its pointer, before any version is compared.
+    let mut next = 0;
     for release in this.releases.iter_mut() {
+        if let Some(old) = older.releases.get(next)
+            && Arc::ptr_eq(&old.body, &release.body)
+        {
+            next += 1;
+            continue;
+        }
+        while older
+            .releases
+            .get(next)
+            .is_some_and(|r| r.version() < release.version())
+        {
+            next += 1;
+        }
         match older
             .releases
-            .binary_search_by(|r| r.version().cmp(release.version()))
-            .ok()
-            .and_then(|i| older.releases.get(i))
+            .get(next)
+            .filter(|r| r.version() == release.version())
         {
             Some(old) if Arc::ptr_eq(&old.body, &release.body) => {}
             Some(old) if *old.body == *release.body => {
