@@ -10,7 +10,7 @@ use crate::valuetypes::{
     ArtifactCoordinate, Description, InformationUri, JournalVersion, ReleaseVersion, RevisionDigest,
 };
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RevisionInner {
     pub(crate) coordinate: ArtifactCoordinate,
     pub(crate) journal_version: JournalVersion,

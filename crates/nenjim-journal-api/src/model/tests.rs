@@ -292,20 +292,11 @@ fn sharing_pairs_releases_by_version_around_inserted_and_missing_ones() {
     );
     // Share the first release's body already, as a parser's reuse would.
     let newer = {
-        let a = &*newer.0;
-        let mut releases = a.releases.to_vec();
+        let mut inner = super::revision::RevisionInner::clone(&newer.0);
+        let mut releases = inner.releases.to_vec();
         releases[0] = older.0.releases[0].clone();
-        JournalRevision(Arc::new(super::revision::RevisionInner {
-            coordinate: a.coordinate.clone(),
-            journal_version: a.journal_version,
-            digest: a.digest,
-            predecessor: a.predecessor,
-            description: a.description.clone(),
-            information: a.information.clone(),
-            releases: releases.into_boxed_slice(),
-            policy: a.policy.clone(),
-            sequence: a.sequence,
-        }))
+        inner.releases = releases.into_boxed_slice();
+        JournalRevision(Arc::new(inner))
     };
     let shared = sharing_releases_with(newer.clone(), &older);
     assert_eq!(shared, newer);

@@ -46,18 +46,7 @@ fn changed(
             revision
         }
         None => {
-            let a = &*revision.0;
-            let mut inner = RevisionInner {
-                coordinate: a.coordinate.clone(),
-                journal_version: a.journal_version,
-                digest: a.digest,
-                predecessor: a.predecessor,
-                description: a.description.clone(),
-                information: a.information.clone(),
-                releases: a.releases.clone(),
-                policy: a.policy.clone(),
-                sequence: a.sequence,
-            };
+            let mut inner = RevisionInner::clone(&revision.0);
             change(&mut inner);
             JournalRevision(Arc::new(inner))
         }
