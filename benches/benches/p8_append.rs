@@ -32,29 +32,7 @@ use nenjim_journal_benches::{corpus, setup};
 use nenjim_journal_ref::JournalAssembly;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 
-/// A revision body of about 10 kB: releases with dependencies.
-fn body() -> String {
-    let mut body = String::new();
-    let mut i = 0;
-    while body.len() < 9_700 {
-        body.push_str(&format!(
-            "\nRELEASE 1.{i}.0\n  LICENSE Apache-2.0 OR MIT\n  CONTENT sha256:{:064x} {}\n  DEPENDS serde [1.0.0,2.0.0)\n  DEPENDS tokio [1.{i}.0,2.0.0) \"runtime\"\n",
-            i + 1,
-            1000 + i
-        ));
-        i += 1;
-    }
-    body
-}
-
-/// The revision of `artifact` at second `n` after `predecessor` (or a genesis).
-fn revision(artifact: &str, n: i64, predecessor: Option<&RevisionDigest>, body: &str) -> String {
-    let at = corpus::timestamp(1_767_225_600 + n);
-    let predecessor = predecessor.map_or_else(|| "GENESIS".to_owned(), ToString::to_string);
-    format!(
-        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR {predecessor}\nDESCRIPTION \"append bench\"\n{body}"
-    )
-}
+use corpus::{append_body as body, append_revision as revision};
 
 /// Waits until the file system holding `dir` has written back everything
 /// (`syncfs(2)`).

@@ -879,6 +879,37 @@ pub fn chain_texts(
         .collect()
 }
 
+/// A revision body of about 10 kB, the append benches' (P8, P8b, P12):
+/// releases with dependencies.
+pub fn append_body() -> String {
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 9_700 {
+        body.push_str(&format!(
+            "\nRELEASE 1.{i}.0\n  LICENSE Apache-2.0 OR MIT\n  CONTENT sha256:{:064x} {}\n  DEPENDS serde [1.0.0,2.0.0)\n  DEPENDS tokio [1.{i}.0,2.0.0) \"runtime\"\n",
+            i + 1,
+            1000 + i
+        ));
+        i += 1;
+    }
+    body
+}
+
+/// The append benches' revision of `artifact` at second `n` after
+/// `predecessor` (or a genesis), with `body`.
+pub fn append_revision(
+    artifact: &str,
+    n: i64,
+    predecessor: Option<&nenjim_journal_api::valuetypes::RevisionDigest>,
+    body: &str,
+) -> String {
+    let at = timestamp(1_767_225_600 + n);
+    let predecessor = predecessor.map_or_else(|| "GENESIS".to_owned(), ToString::to_string);
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {artifact}\nJOURNAL_VERSION {at}\nPREDECESSOR {predecessor}\nDESCRIPTION \"append bench\"\n{body}"
+    )
+}
+
 // ------------------------------------------------------------ on disk
 
 /// The directory of the JSON index written beside the root `out`: `<out>-index`.
