@@ -5,7 +5,6 @@
 //! it reported.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -222,31 +221,19 @@ fn a_large_batch_writes_its_segments() {
 #[test]
 fn a_writer_killed_during_batches_leaves_a_committed_prefix() {
     let root = tempfile::tempdir().unwrap();
-    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
-    for round in 0..10u64 {
-        let wanted = 1 + (round * 13) % 40;
-        let _ = nenjim_journal_testkit::killed::kill_after_reports(
-            "batch::child_appends_batches_until_killed",
-            &[
-                ("NENJIM_CHILD_ROOT", root.path().as_os_str()),
-                ("NENJIM_CHILD_ROUND", round.to_string().as_ref()),
-            ],
-            wanted,
-            &mut reported,
-        );
-        let state = load(root.path(), LoadOptions::new()).unwrap();
-        for (name, sequence) in &reported {
-            let revision = state
-                .latest(&c(name))
-                .unwrap_or_else(|| panic!("round {round}: {name} was lost"));
-            assert_eq!(revision.sequence(), *sequence, "{name}");
-        }
-        let found = entries(root.path());
-        let contiguous: Vec<u64> = (1..=found.len() as u64).collect();
-        assert_eq!(found, contiguous, "round {round}: a gap in the ledger");
-        // Everything the ledger records is loaded (fences aside).
-        assert!(state.last_sequence() <= found.len() as u64);
-    }
+    let reported = crate::writer::kill_rounds(
+        "batch::child_appends_batches_until_killed",
+        root.path(),
+        10,
+        |round| 1 + (round * 13) % 40,
+        |round, state| {
+            let found = entries(root.path());
+            let contiguous: Vec<u64> = (1..=found.len() as u64).collect();
+            assert_eq!(found, contiguous, "round {round}: a gap in the ledger");
+            // Everything the ledger records is loaded (fences aside).
+            assert!(state.last_sequence() <= found.len() as u64);
+        },
+    );
     assert!(reported.len() >= 10);
 }
 

@@ -488,6 +488,40 @@ fn segments_checkpoint_the_log() {
     assert_eq!(state.latest(&c("a01004")).unwrap().sequence(), 1005);
 }
 
+/// Rounds `0..rounds` of the child test `child` on `root`: each kills the
+/// child (SIGKILL) after `wanted(round)` reports, loads the root, checks
+/// that it holds every revision reported so far at its reported sequence,
+/// then runs `check` on the round and the loaded state. Returns the reports.
+pub(crate) fn kill_rounds(
+    child: &str,
+    root: &Path,
+    rounds: u64,
+    wanted: impl Fn(u64) -> u64,
+    mut check: impl FnMut(u64, &ChainState),
+) -> BTreeMap<String, u64> {
+    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
+    for round in 0..rounds {
+        let _ = nenjim_journal_testkit::killed::kill_after_reports(
+            child,
+            &[
+                ("NENJIM_CHILD_ROOT", root.as_os_str()),
+                ("NENJIM_CHILD_ROUND", round.to_string().as_ref()),
+            ],
+            wanted(round),
+            &mut reported,
+        );
+        let state = load(root, LoadOptions::new()).unwrap();
+        for (name, sequence) in &reported {
+            let revision = state
+                .latest(&c(name))
+                .unwrap_or_else(|| panic!("round {round}: {name} was lost"));
+            assert_eq!(revision.sequence(), *sequence, "{name}");
+        }
+        check(round, &state);
+    }
+    reported
+}
+
 /// A writer in a child process appends revisions and reports each sequence
 /// it got; it is killed (SIGKILL) after a varying number of reports, at any
 /// point of its next append. The root must load after every kill, holding
@@ -495,26 +529,13 @@ fn segments_checkpoint_the_log() {
 #[test]
 fn a_killed_writer_loses_nothing_it_reported() {
     let root = tempfile::tempdir().unwrap();
-    let mut reported: BTreeMap<String, u64> = BTreeMap::new();
-    for round in 0..12u64 {
-        let wanted = 1 + (round * 7) % 5;
-        let _ = nenjim_journal_testkit::killed::kill_after_reports(
-            "writer::child_appends_until_killed",
-            &[
-                ("NENJIM_CHILD_ROOT", root.path().as_os_str()),
-                ("NENJIM_CHILD_ROUND", round.to_string().as_ref()),
-            ],
-            wanted,
-            &mut reported,
-        );
-        let state = load(root.path(), LoadOptions::new()).unwrap();
-        for (name, sequence) in &reported {
-            let revision = state
-                .latest(&c(name))
-                .unwrap_or_else(|| panic!("{name} was lost"));
-            assert_eq!(revision.sequence(), *sequence, "{name}");
-        }
-    }
+    let reported = kill_rounds(
+        "writer::child_appends_until_killed",
+        root.path(),
+        12,
+        |round| 1 + (round * 7) % 5,
+        |_, _| {},
+    );
     assert!(reported.len() >= 12);
 }
 
