@@ -60,6 +60,9 @@ impl NatsJournalWriter {
             Box::new(lease),
             options,
         )?;
+        // Under the lease: a stream made by an older version is given
+        // atomic batch publishes (its batches were committed entry by entry).
+        backend.ledger().ensure_atomic_batches()?;
         Ok(NatsJournalWriter { writer, backend })
     }
 

@@ -645,9 +645,11 @@ fn a_batch_is_committed_by_atomic_publishes() {
 }
 
 /// A stream made without atomic publishes (by an older version) takes a
-/// batch one publish per entry, with the same sequences.
+/// batch one publish per entry, with the same sequences; the next writer,
+/// once it holds the lease, gives the stream atomic publishes, and its
+/// batch is one.
 #[test]
-fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry() {
+fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry_until_a_writer_upgrades_it() {
     let server = NatsServer::start();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -665,8 +667,30 @@ fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry() {
         .unwrap();
     });
     let nats = root(&server, "older");
-    assert!(!nats.ledger().unwrap().atomic_batches().unwrap());
+    let ledger = nats.ledger().unwrap();
+    assert!(!ledger.atomic_batches().unwrap());
+    // The ledger's batch on the old stream: one publish per entry.
+    let fences = vec![
+        (Record::Fence { epoch: 1 }, None),
+        (Record::Fence { epoch: 2 }, None),
+    ];
+    let (entries, failed) = ledger.commit_batch_at(0, fences);
+    assert!(failed.is_none());
+    assert_eq!(
+        entries.iter().map(|e| e.sequence()).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    let batch_id = |sequence| {
+        let (headers, _) = super::writer_processes::raw_message(&server, "older", sequence);
+        headers
+            .into_iter()
+            .find(|(k, _)| k == "Nats-Batch-Id")
+            .map(|(_, v)| v)
+    };
+    assert_eq!(batch_id(2), None);
+    // A writer upgrades the stream; its batch is one atomic publish.
     let mut w = writer(&nats);
+    assert!(nats.ledger().unwrap().atomic_batches().unwrap());
     let texts: Vec<String> = (0..3)
         .map(|i| bare_genesis(&format!("lib-{i}"), &ts(1)))
         .collect();
@@ -677,9 +701,12 @@ fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry() {
         .iter()
         .map(|a| a.sequence())
         .collect();
-    assert_eq!(sequences, [1, 2, 3]);
+    assert_eq!(sequences, [3, 4, 5]);
     w.close().unwrap();
-    let (headers, _) = super::writer_processes::raw_message(&server, "older", 2);
-    assert!(!headers.iter().any(|(k, _)| k == "Nats-Batch-Id"));
-    assert_eq!(loaded(&nats).1, 3);
+    let id = batch_id(4);
+    assert!(id.is_some());
+    assert_eq!(batch_id(3), id);
+    assert_eq!(batch_id(5), id);
+    let (state, tip) = loaded(&nats);
+    assert_eq!((tip, state.len()), (5, 3));
 }
