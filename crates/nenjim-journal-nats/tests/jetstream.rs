@@ -569,8 +569,8 @@ fn a_missing_server_fails_the_test_naming_how_to_install_it() {
 }
 
 /// Direct access to the server, around the ledger: what a test inspects
-/// or damages.
-mod raw {
+/// or damages (the other test modules use it too).
+pub(crate) mod raw {
     use async_nats::jetstream;
     use nenjim_journal_testkit::nats::NatsServer;
 
@@ -632,6 +632,43 @@ mod raw {
             self.runtime.block_on(async {
                 let store = self.js.get_object_store(bucket).await.unwrap();
                 store.delete(key).await.unwrap();
+            });
+        }
+
+        /// The lease of the root `name` and its key-value revision.
+        pub fn lease(&self, name: &str) -> (nenjim_journal_nats::Lease, u64) {
+            use nenjim_journal_nats::lease::{LEASE_KEY, Lease};
+            self.runtime.block_on(async {
+                let kv = self
+                    .js
+                    .get_key_value(format!("NENJIM_{name}_lease"))
+                    .await
+                    .unwrap();
+                let entry = kv.entry(LEASE_KEY).await.unwrap().unwrap();
+                let lease = Lease::parse(std::str::from_utf8(&entry.value).unwrap()).unwrap();
+                (lease, entry.revision)
+            })
+        }
+
+        /// Replaces the lease of the root `name`, at KV revision `revision`.
+        pub fn put_lease(&self, name: &str, lease: &nenjim_journal_nats::Lease, revision: u64) {
+            use nenjim_journal_nats::lease::LEASE_KEY;
+            self.runtime.block_on(async {
+                let kv = self
+                    .js
+                    .get_key_value(format!("NENJIM_{name}_lease"))
+                    .await
+                    .unwrap();
+                kv.update(LEASE_KEY, lease.render().into(), revision)
+                    .await
+                    .unwrap();
+            });
+        }
+
+        /// Creates a stream as it is configured (an older version's, say).
+        pub fn create_stream(&self, config: jetstream::stream::Config) {
+            self.runtime.block_on(async {
+                self.js.create_stream(config).await.unwrap();
             });
         }
 

@@ -10,7 +10,9 @@ use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, RevisionDigest};
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_fs::LoadOptions;
-use nenjim_journal_nats::{NatsBackend, NatsJournalWriter, NatsRoot};
+use nenjim_journal_nats::{Lease, NatsBackend, NatsJournalWriter, NatsRoot};
+
+use crate::jetstream::raw::Raw;
 use nenjim_journal_store::ledger::{Record, RevisionPointer};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{Root, bare_genesis, ts};
@@ -351,24 +353,13 @@ fn two_writers_racing_commit_each_sequence_once() {
 /// Makes the root's lease expired (its `expires` in the past), as the
 /// lease's time running out would: the next writer takes it over.
 pub(crate) fn expire_lease(server: &NatsServer, name: &str) {
-    use nenjim_journal_nats::lease::{LEASE_KEY, Lease};
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
-        let kv = js
-            .get_key_value(format!("NENJIM_{name}_lease"))
-            .await
-            .unwrap();
-        let entry = kv.entry(LEASE_KEY).await.unwrap().unwrap();
-        let lease = Lease::parse(std::str::from_utf8(&entry.value).unwrap()).unwrap();
-        let expired = Lease::new(lease.holder(), lease.epoch(), 1);
-        kv.update(LEASE_KEY, expired.render().into(), entry.revision)
-            .await
-            .unwrap();
-    });
+    let raw = Raw::connect(server);
+    let (lease, revision) = raw.lease(name);
+    raw.put_lease(
+        name,
+        &Lease::new(lease.holder(), lease.epoch(), 1),
+        revision,
+    );
 }
 
 /// The lease: held (`LeaseHeld`, nothing committed), released (taken as
@@ -495,7 +486,7 @@ fn a_revision_over_the_inline_limit_round_trips_through_its_blob() {
     let ledger = nats.ledger().unwrap();
     let entry = ledger.read_entry(2).unwrap();
     assert_eq!(entry.revision(), Some(large.as_bytes()));
-    let raw = super::writer_processes::raw_message(&server, "large", 2);
+    let raw = Raw::connect(&server).message("NENJIM_large", 2);
     assert!(raw.0.iter().any(|(k, v)| k == "Nenjim-Blob"
         && v == &format!(
             "revisions/sha256/{}",
@@ -626,7 +617,7 @@ fn a_batch_is_committed_by_atomic_publishes() {
     w.close().unwrap();
 
     let batch_id = |sequence: u64| {
-        let (headers, _) = super::writer_processes::raw_message(&server, "atomic", sequence);
+        let (headers, _) = Raw::connect(&server).message("NENJIM_atomic", sequence);
         headers
             .into_iter()
             .find(|(k, _)| k == "Nats-Batch-Id")
@@ -651,20 +642,11 @@ fn a_batch_is_committed_by_atomic_publishes() {
 #[test]
 fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry_until_a_writer_upgrades_it() {
     let server = NatsServer::start();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
-        js.create_stream(async_nats::jetstream::stream::Config {
-            name: "NENJIM_older".to_owned(),
-            subjects: vec!["nenjim.older.ledger".to_owned()],
-            allow_direct: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    Raw::connect(&server).create_stream(async_nats::jetstream::stream::Config {
+        name: "NENJIM_older".to_owned(),
+        subjects: vec!["nenjim.older.ledger".to_owned()],
+        allow_direct: true,
+        ..Default::default()
     });
     let nats = root(&server, "older");
     let ledger = nats.ledger().unwrap();
@@ -681,7 +663,7 @@ fn a_stream_without_atomic_publishes_takes_a_batch_entry_by_entry_until_a_writer
         [1, 2]
     );
     let batch_id = |sequence| {
-        let (headers, _) = super::writer_processes::raw_message(&server, "older", sequence);
+        let (headers, _) = Raw::connect(&server).message("NENJIM_older", sequence);
         headers
             .into_iter()
             .find(|(k, _)| k == "Nats-Batch-Id")

@@ -12,32 +12,6 @@ use nenjim_journal_writer::WriterOptions;
 
 use crate::writer::{expire_lease, loaded, root, worldview};
 
-/// The headers and body of message `sequence` of the root `name`'s stream.
-pub(crate) fn raw_message(
-    server: &NatsServer,
-    name: &str,
-    sequence: u64,
-) -> (Vec<(String, String)>, Vec<u8>) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
-        let stream = js.get_stream(format!("NENJIM_{name}")).await.unwrap();
-        let message = stream.get_raw_message(sequence).await.unwrap();
-        let headers = message
-            .headers
-            .iter()
-            .flat_map(|(k, vs)| {
-                vs.iter()
-                    .map(move |v| (k.to_string(), v.as_str().to_owned()))
-            })
-            .collect();
-        (headers, message.payload.to_vec())
-    })
-}
-
 /// Runs the child writer on `root` for round `round` until `wanted`
 /// reports came, then kills it (SIGKILL).
 fn kill_after_reports(root: &str, round: u64, wanted: u64, reported: &mut BTreeMap<String, u64>) {
@@ -95,22 +69,12 @@ fn a_killed_writer_loses_nothing_it_reported() {
 /// the tip, so its first append comes after the fence.
 #[test]
 fn a_killed_writers_live_lease_is_taken_over_at_once_on_its_host() {
-    use nenjim_journal_nats::lease::{LEASE_KEY, Lease};
     let server = NatsServer::start();
     let address = server.root("gone");
     let nats = root(&server, "gone");
     let mut reported: BTreeMap<String, u64> = BTreeMap::new();
     kill_after_reports(&address, 0, 2, &mut reported);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let lease = runtime.block_on(async {
-        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
-        let kv = js.get_key_value("NENJIM_gone_lease").await.unwrap();
-        let entry = kv.entry(LEASE_KEY).await.unwrap().unwrap();
-        Lease::parse(std::str::from_utf8(&entry.value).unwrap()).unwrap()
-    });
+    let (lease, _) = crate::jetstream::raw::Raw::connect(&server).lease("gone");
     let now = nenjim_journal_store::lease::now_millis();
     assert!(
         lease.is_live(now),
