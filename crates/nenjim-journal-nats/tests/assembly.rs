@@ -11,10 +11,9 @@ use nenjim_journal_api::JournalService;
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::model::{EventChange, JournalRevision, ReplayRequest};
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_nats::{NatsLedger, NatsRoot};
 use nenjim_journal_ref::JournalAssembly;
-use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
+use nenjim_journal_store::ledger::Entry;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{bare_genesis, genesis, restated, successor, ts};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
@@ -25,12 +24,7 @@ fn root(server: &NatsServer, name: &str) -> NatsRoot {
 
 /// Commits `text` (of `coordinate` at `version`) after `tip` on `ledger`.
 fn commit(ledger: &NatsLedger, tip: u64, coordinate: &str, version: &str, text: &str) -> Entry {
-    let record = Record::Revision(RevisionPointer::new(
-        coordinate.parse().unwrap(),
-        version.parse().unwrap(),
-        text.len() as u64,
-        RevisionDigest::of_text(text),
-    ));
+    let record = crate::jetstream::record(coordinate, version, text.as_bytes());
     ledger
         .commit_at(tip, record, Some(text.as_bytes()))
         .unwrap()

@@ -24,8 +24,9 @@ fn created(root: &NatsRoot) -> NatsLedger {
     ledger
 }
 
-/// The `REVISION` record of `text` (its coordinate and version given).
-fn record(coordinate: &str, version: &str, text: &[u8]) -> Record {
+/// The `REVISION` record of `text` (its coordinate and version given):
+/// the one the tests of every module commit by hand.
+pub(crate) fn record(coordinate: &str, version: &str, text: &[u8]) -> Record {
     Record::Revision(RevisionPointer::new(
         coordinate.parse().unwrap(),
         version.parse().unwrap(),

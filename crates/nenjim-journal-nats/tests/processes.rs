@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_nats::{CommitError, NatsRoot};
-use nenjim_journal_store::ledger::{Record, RevisionPointer};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{genesis, ts};
 
@@ -170,12 +168,7 @@ fn nats_process() {
             for i in 0..n.parse::<u32>().unwrap() {
                 let artifact = format!("w{}-a{i}", tag.trim_start_matches('k'));
                 let text = genesis(&artifact, &ts(1), &[]);
-                let record = Record::Revision(RevisionPointer::new(
-                    artifact.parse().unwrap(),
-                    ts(1).parse().unwrap(),
-                    text.len() as u64,
-                    RevisionDigest::of_text(&text),
-                ));
+                let record = crate::jetstream::record(&artifact, &ts(1), text.as_bytes());
                 loop {
                     let tip = ledger.tip().unwrap();
                     match ledger.commit_at(tip, record.clone(), Some(text.as_bytes())) {

@@ -4,25 +4,15 @@
 use std::time::Duration;
 
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_nats::NatsRoot;
 use nenjim_journal_store::RealFileSystem;
 use nenjim_journal_store::lease::Lease;
-use nenjim_journal_store::ledger::{LedgerReader, Record, RevisionPointer};
+use nenjim_journal_store::ledger::{LedgerReader, Record};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{Root, genesis, successor, ts};
 
 fn root(server: &NatsServer, name: &str) -> NatsRoot {
     NatsRoot::parse_with_env(&server.root(name), Vec::<(String, String)>::new()).unwrap()
-}
-
-fn record(coordinate: &str, version: &str, text: &str) -> Record {
-    Record::Revision(RevisionPointer::new(
-        coordinate.parse().unwrap(),
-        version.parse().unwrap(),
-        text.len() as u64,
-        RevisionDigest::of_text(text),
-    ))
 }
 
 #[test]
@@ -41,16 +31,28 @@ fn the_loader_reads_a_nats_ledger_through_the_seam_with_its_sequences() {
     let s = successor(&g, "left-pad", &ts(2), &["1.0.0", "1.1.0"]);
     let r = genesis("right-pad", &ts(3), &[]);
     ledger
-        .commit_at(0, record("left-pad", &ts(1), &g), Some(g.as_bytes()))
+        .commit_at(
+            0,
+            crate::jetstream::record("left-pad", &ts(1), g.as_bytes()),
+            Some(g.as_bytes()),
+        )
         .unwrap();
     ledger
         .commit_at(1, Record::Fence { epoch: 2 }, None)
         .unwrap();
     ledger
-        .commit_at(2, record("left-pad", &ts(2), &s), Some(s.as_bytes()))
+        .commit_at(
+            2,
+            crate::jetstream::record("left-pad", &ts(2), s.as_bytes()),
+            Some(s.as_bytes()),
+        )
         .unwrap();
     ledger
-        .commit_at(3, record("right-pad", &ts(3), &r), Some(r.as_bytes()))
+        .commit_at(
+            3,
+            crate::jetstream::record("right-pad", &ts(3), r.as_bytes()),
+            Some(r.as_bytes()),
+        )
         .unwrap();
     let files = Root::new();
     files.put("left-pad", &ts(1), &g);

@@ -13,7 +13,7 @@ use nenjim_journal_fs::LoadOptions;
 use nenjim_journal_nats::{Lease, NatsBackend, NatsJournalWriter, NatsRoot};
 
 use crate::jetstream::raw::Raw;
-use nenjim_journal_store::ledger::{Record, RevisionPointer};
+use nenjim_journal_store::ledger::Record;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{Root, bare_genesis, ts};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
@@ -241,12 +241,7 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
 
     let other = nats.ledger().unwrap();
     let x = bare_genesis("other", &ts(2));
-    let record = Record::Revision(RevisionPointer::new(
-        "other".parse().unwrap(),
-        ts(2).parse().unwrap(),
-        x.len() as u64,
-        RevisionDigest::of_text(&x),
-    ));
+    let record = crate::jetstream::record("other", &ts(2), x.as_bytes());
     other.commit_at(1, record, Some(x.as_bytes())).unwrap();
 
     let y = bare_genesis("mine", &ts(3));
@@ -266,12 +261,7 @@ fn a_writer_that_lost_the_race_gets_tip_moved_commits_nothing_and_retries() {
     // The same for a batch: the first entry finds the tip moved, nothing
     // of the batch is committed, and the batch retried commits whole.
     let z = bare_genesis("other-two", &ts(4));
-    let record = Record::Revision(RevisionPointer::new(
-        "other-two".parse().unwrap(),
-        ts(4).parse().unwrap(),
-        z.len() as u64,
-        RevisionDigest::of_text(&z),
-    ));
+    let record = crate::jetstream::record("other-two", &ts(4), z.as_bytes());
     other.commit_at(3, record, Some(z.as_bytes())).unwrap();
     let batch = [
         bare_genesis("batch-one", &ts(5)),

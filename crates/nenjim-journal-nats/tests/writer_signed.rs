@@ -5,10 +5,9 @@
 
 use nenjim_journal_api::append::JournalWriter;
 use nenjim_journal_api::error::ErrorKind;
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_nats::NatsBackend;
 use nenjim_journal_store::FileSystem;
-use nenjim_journal_store::ledger::{self, LedgerReader, Record, RevisionPointer};
+use nenjim_journal_store::ledger::{self, LedgerReader};
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{bare_genesis, ts};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
@@ -70,12 +69,7 @@ fn a_recorded_revision_that_does_not_parse_is_its_parse_error_at_its_path() {
     let ledger = nats.ledger().unwrap();
     ledger.create().unwrap();
     let bad = "FORMAT nenjim-journal/1\nARTIFACT left-pad\n";
-    let record = Record::Revision(RevisionPointer::new(
-        "left-pad".parse().unwrap(),
-        ts(1).parse().unwrap(),
-        bad.len() as u64,
-        RevisionDigest::of_text(bad),
-    ));
+    let record = crate::jetstream::record("left-pad", &ts(1), bad.as_bytes());
     ledger.commit_at(0, record, Some(bad.as_bytes())).unwrap();
     let reader = NatsBackend::connect(&nats).unwrap();
     assert!(reader.exists().unwrap());
