@@ -11,8 +11,7 @@ use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_testkit::texts::{bare_genesis as genesis, restated as successor};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 
-const CONTENT: &str =
-    "sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213";
+use crate::writer::CONTENT;
 
 /// A batch of 40 texts whose 31st needs a blob the content store lacks:
 /// the 30 before it are committed, the writer's state holds none of the
@@ -21,12 +20,7 @@ const CONTENT: &str =
 /// next revision after the genesis is accepted).
 #[test]
 fn a_revision_refused_for_a_missing_blob_is_not_in_the_state_after_the_batch() {
-    let root = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let options = WriterOptions::new().content_store(store.path());
-    let mut writer = FsJournalWriter::open(root.path(), options).unwrap();
-    let g = genesis("aaa", "20260101T000000Z");
-    writer.append(&g).unwrap();
+    let (_root, _store, mut writer, g) = crate::writer::with_store();
     let needs_blob = successor(
         &g,
         "20260102T000000Z",

@@ -8,8 +8,7 @@ use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_testkit::texts::{bare_genesis as genesis, files, restated as successor};
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 
-const CONTENT: &str =
-    "sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213";
+use crate::writer::CONTENT;
 
 #[test]
 fn put_blob_without_a_content_store_is_a_usage_error_and_writes_nothing() {
@@ -24,12 +23,7 @@ fn put_blob_without_a_content_store_is_a_usage_error_and_writes_nothing() {
 
 #[test]
 fn a_missing_blob_is_named_by_its_release_and_keeps_its_kind_and_path() {
-    let root = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let options = WriterOptions::new().content_store(store.path());
-    let mut writer = FsJournalWriter::open(root.path(), options).unwrap();
-    let g = genesis("aaa", "20260101T000000Z");
-    writer.append(&g).unwrap();
+    let (_root, store, mut writer, g) = crate::writer::with_store();
     let text = successor(
         &g,
         "20260102T000000Z",

@@ -19,8 +19,26 @@ use nenjim_journal_testkit::texts::{bare_genesis as genesis, files, restated as 
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use rstest::rstest;
 
-const CONTENT: &str =
+/// A content pointer the writer tests' releases carry (no blob behind it).
+pub(crate) const CONTENT: &str =
     "sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 48213";
+
+/// A writer of a new root with a content store, after the genesis of
+/// `aaa` (returned): the root, the store, the writer, the genesis.
+pub(crate) fn with_store() -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    FsJournalWriter,
+    String,
+) {
+    let root = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let options = WriterOptions::new().content_store(store.path());
+    let mut writer = FsJournalWriter::open(root.path(), options).unwrap();
+    let g = genesis("aaa", "20260101T000000Z");
+    writer.append(&g).unwrap();
+    (root, store, writer, g)
+}
 
 fn release(version: &str, content: &str) -> String {
     format!("RELEASE {version}\n  LICENSE MIT\n  CONTENT {content}\n")
@@ -240,12 +258,7 @@ fn head() -> String {
 
 #[test]
 fn blobs_are_required_before_their_pointers() {
-    let root = tempfile::tempdir().unwrap();
-    let store = tempfile::tempdir().unwrap();
-    let options = WriterOptions::new().content_store(store.path());
-    let mut writer = FsJournalWriter::open(root.path(), options).unwrap();
-    let g = genesis("aaa", "20260101T000000Z");
-    writer.append(&g).unwrap();
+    let (root, store, mut writer, g) = with_store();
 
     let pointer = writer.put_blob(b"the artifact's bytes").unwrap();
     let blob = store
