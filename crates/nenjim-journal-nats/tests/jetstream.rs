@@ -636,15 +636,21 @@ pub(crate) mod raw {
             });
         }
 
+        /// The lease bucket of the root `name`.
+        fn lease_bucket(&self, name: &str) -> jetstream::kv::Store {
+            self.runtime.block_on(async {
+                self.js
+                    .get_key_value(format!("NENJIM_{name}_lease"))
+                    .await
+                    .unwrap()
+            })
+        }
+
         /// The lease of the root `name` and its key-value revision.
         pub fn lease(&self, name: &str) -> (nenjim_journal_nats::Lease, u64) {
             use nenjim_journal_nats::lease::{LEASE_KEY, Lease};
+            let kv = self.lease_bucket(name);
             self.runtime.block_on(async {
-                let kv = self
-                    .js
-                    .get_key_value(format!("NENJIM_{name}_lease"))
-                    .await
-                    .unwrap();
                 let entry = kv.entry(LEASE_KEY).await.unwrap().unwrap();
                 let lease = Lease::parse(std::str::from_utf8(&entry.value).unwrap()).unwrap();
                 (lease, entry.revision)
@@ -654,12 +660,8 @@ pub(crate) mod raw {
         /// Replaces the lease of the root `name`, at KV revision `revision`.
         pub fn put_lease(&self, name: &str, lease: &nenjim_journal_nats::Lease, revision: u64) {
             use nenjim_journal_nats::lease::LEASE_KEY;
+            let kv = self.lease_bucket(name);
             self.runtime.block_on(async {
-                let kv = self
-                    .js
-                    .get_key_value(format!("NENJIM_{name}_lease"))
-                    .await
-                    .unwrap();
                 kv.update(LEASE_KEY, lease.render().into(), revision)
                     .await
                     .unwrap();
