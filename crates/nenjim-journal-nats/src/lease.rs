@@ -146,29 +146,13 @@ impl NatsLease {
     pub fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError> {
         loop {
             let current = self.read()?;
-            let now = now_millis();
-            if let Some((lease, _)) = &current
-                && lease.blocks(now)
-            {
-                return Err(error::error(
-                    ErrorKind::LeaseHeld,
-                    format!(
-                        "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
-                        lease.holder(),
-                        lease.epoch(),
-                        lease.expires().saturating_sub(now)
-                    ),
-                )
-                .with_path(&self.path));
-            }
-            let taken_over = current
-                .as_ref()
-                .is_some_and(|(lease, _)| !lease.is_released());
-            let lease = Lease::new(
+            let (lease, taken_over) = Lease::take(
+                current.as_ref().map(|(lease, _)| lease),
                 &self.holder,
-                current.as_ref().map_or(1, |(l, _)| l.epoch() + 1),
-                expiry(now, ttl),
-            );
+                now_millis(),
+                ttl,
+                &self.path,
+            )?;
             // Changed since it was read: read it again.
             if let Some(revision) = self.replace(&lease, current.map(|(_, r)| r))? {
                 let epoch = lease.epoch();

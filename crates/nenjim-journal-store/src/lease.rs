@@ -184,6 +184,42 @@ impl LeaseRecord {
     pub fn blocks(&self, now: u64) -> bool {
         self.is_live(now) && !holder_is_gone(&self.holder)
     }
+
+    /// The lease `holder` takes at `now` for `ttl` after `current` (the
+    /// lease read; `None`: never taken), and whether that takes an
+    /// unreleased lease over (the new holder then fences the ledger): the
+    /// epoch one more. `LeaseHeld`, located at `path`, while `current`
+    /// [`blocks`](Self::blocks): a live lease of a process of this host
+    /// that is gone (killed, crashed) is taken over at once, as an expired
+    /// one. The rule of every backend's lease.
+    pub fn take(
+        current: Option<&LeaseRecord>,
+        holder: &str,
+        now: u64,
+        ttl: Duration,
+        path: &Path,
+    ) -> Result<(LeaseRecord, bool), JournalError> {
+        if let Some(current) = current
+            && current.blocks(now)
+        {
+            return Err(error::error(
+                ErrorKind::LeaseHeld,
+                format!(
+                    "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
+                    current.holder,
+                    current.epoch,
+                    current.expires.saturating_sub(now)
+                ),
+            )
+            .with_path(path));
+        }
+        let taken_over = current.is_some_and(|c| !c.is_released());
+        let epoch = current.map_or(1, |c| c.epoch + 1);
+        Ok((
+            LeaseRecord::new(holder, epoch, expiry(now, ttl)),
+            taken_over,
+        ))
+    }
 }
 
 /// What the platform does not tell, in a holder id.
@@ -330,29 +366,13 @@ impl Lease for FileLease {
         loop {
             let read = self.read().map_err(self.io("cannot read the lease"))?;
             let (current, version) = read.unzip();
-            let now = now_millis();
-            // A live lease of a process of this host that is gone (killed,
-            // crashed) is taken over at once, exactly as an expired one.
-            if let Some(current) = &current
-                && current.blocks(now)
-            {
-                return Err(error::error(
-                    ErrorKind::LeaseHeld,
-                    format!(
-                        "found the root's lease held by writer {} (epoch {}) for {} ms more, expected no live lease; wait for it to close or expire",
-                        current.holder,
-                        current.epoch,
-                        current.expires - now
-                    ),
-                )
-                .with_path(&self.path));
-            }
-            let taken_over = current.as_ref().is_some_and(|c| !c.is_released());
-            let lease = LeaseRecord {
-                holder: holder_id(),
-                epoch: current.as_ref().map_or(1, |c| c.epoch + 1),
-                expires: expiry(now, ttl),
-            };
+            let (lease, taken_over) = LeaseRecord::take(
+                current.as_ref(),
+                &holder_id(),
+                now_millis(),
+                ttl,
+                &self.path,
+            )?;
             // Another writer changed the lease since it was read: read it
             // again (it is live now, unless that writer released it at once).
             if self
@@ -393,10 +413,7 @@ impl Lease for FileLease {
                 held.epoch
             )));
         }
-        let renewed = LeaseRecord {
-            expires: expiry(now, ttl),
-            ..held.clone()
-        };
+        let renewed = held.until(expiry(now, ttl));
         if !self
             .replace(&renewed, version.as_ref())
             .map_err(self.io("cannot renew the lease"))?
@@ -417,7 +434,7 @@ impl Lease for FileLease {
         let read = self.read().map_err(self.io("cannot read the lease"))?;
         let (current, version) = read.unzip();
         if current.as_ref() == Some(&held) {
-            let released = LeaseRecord { expires: 0, ..held };
+            let released = held.until(0);
             // A lease changed in between is another writer's: left as it is.
             if self
                 .replace(&released, version.as_ref())
