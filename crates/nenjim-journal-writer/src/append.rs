@@ -153,11 +153,7 @@ impl FsJournalWriter {
         &self,
         text: &str,
     ) -> Result<nenjim_journal_parser::ParsedText, JournalError> {
-        nenjim_journal_parser::parse_after(
-            text.to_owned(),
-            &mut nenjim_journal_parser::Interner::for_text(text),
-            self.last_parsed.as_ref(),
-        )
+        parse_after(text, self.last_parsed.as_ref())
     }
 
     /// Writes the revision file of `revision` (text `text`) unless the same
@@ -226,4 +222,18 @@ impl JournalWriter for FsJournalWriter {
             Err(failed) => Err(self.failed_commit(sequence, failed)),
         }
     }
+}
+
+/// Parses `text` after `previous` (a successor's restated release blocks
+/// are not read again), with the tables a parse of `text` starts with: the
+/// same revision, and the same errors, as [`nenjim_journal_parser::parse`].
+pub(crate) fn parse_after(
+    text: &str,
+    previous: Option<&nenjim_journal_parser::ParsedText>,
+) -> Result<nenjim_journal_parser::ParsedText, JournalError> {
+    nenjim_journal_parser::parse_after(
+        text.to_owned(),
+        &mut nenjim_journal_parser::Interner::for_text(text),
+        previous,
+    )
 }

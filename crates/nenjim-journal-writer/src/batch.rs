@@ -137,11 +137,7 @@ fn parse_in_turn(texts: &[&str]) -> Vec<Result<JournalRevision, JournalError>> {
     texts
         .iter()
         .map(|text| {
-            let parsed = nenjim_journal_parser::parse_after(
-                (*text).to_owned(),
-                &mut nenjim_journal_parser::Interner::for_text(text),
-                previous.as_ref(),
-            )?;
+            let parsed = crate::append::parse_after(text, previous.as_ref())?;
             let revision = parsed.revision().clone();
             previous = Some(parsed);
             Ok(revision)
