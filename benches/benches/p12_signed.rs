@@ -15,7 +15,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use nenjim_journal_api::append::JournalWriter;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_benches::{corpus, setup};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
@@ -55,13 +54,7 @@ fn p12_signed_append(c: &mut Criterion) {
     ];
     rustix::fs::syncfs(fs::File::open(&dir).unwrap()).unwrap();
     let append = |(writer, head): &mut (FsJournalWriter, Option<(i64, RevisionDigest)>)| {
-        let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
-        let text = revision("append-bench", n, predecessor.as_ref(), &body);
-        let start = std::time::Instant::now();
-        let appended = writer.append(&text).unwrap();
-        let took = start.elapsed();
-        *head = Some((n, *appended.revision().digest()));
-        took
+        corpus::timed_append(writer, head, &body).unwrap()
     };
     for (timed, name) in [(0, "unsigned"), (1, "signed")] {
         group.bench_function(name, |b| {

@@ -26,7 +26,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use nenjim_journal_api::append::JournalWriter;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_benches::{corpus, setup};
 use nenjim_journal_ref::JournalAssembly;
@@ -129,17 +128,8 @@ fn p8_append(c: &mut Criterion) {
     // still writing back what came before).
     let mut n = 0u64;
     let mut head: Option<(i64, RevisionDigest)> = None;
-    let next_text = |head: &Option<(i64, RevisionDigest)>| {
-        let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
-        (n, revision("append-bench", n, predecessor.as_ref(), &body))
-    };
     let append = |writer: &mut FsJournalWriter, head: &mut Option<(i64, RevisionDigest)>| {
-        let (n, text) = next_text(head);
-        let start = std::time::Instant::now();
-        let appended = writer.append(&text).unwrap();
-        let took = start.elapsed();
-        *head = Some((n, *appended.revision().digest()));
-        took
+        corpus::timed_append(writer, head, &body).unwrap()
     };
     let floor = |n: &mut u64| {
         *n += 1;

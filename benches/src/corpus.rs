@@ -910,6 +910,24 @@ pub fn append_revision(
     )
 }
 
+/// Appends the successor of `head` (or a genesis) of `append-bench` with
+/// `body` through `writer`, timing the append alone; `head` becomes the
+/// revision appended (P8's and P12's timed append).
+pub fn timed_append(
+    writer: &mut nenjim_journal_writer::FsJournalWriter,
+    head: &mut Option<(i64, nenjim_journal_api::valuetypes::RevisionDigest)>,
+    body: &str,
+) -> Result<std::time::Duration, nenjim_journal_api::error::JournalError> {
+    use nenjim_journal_api::append::JournalWriter as _;
+    let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
+    let text = append_revision("append-bench", n, predecessor.as_ref(), body);
+    let start = std::time::Instant::now();
+    let appended = writer.append(&text)?;
+    let took = start.elapsed();
+    *head = Some((n, *appended.revision().digest()));
+    Ok(took)
+}
+
 // ------------------------------------------------------------ on disk
 
 /// The directory of the JSON index written beside the root `out`: `<out>-index`.
