@@ -211,9 +211,9 @@ impl NatsLedger {
     }
 
     /// Creates the root's stream and buckets where absent (what a writer
-    /// does before its first commit); an existing stream is kept as it is,
-    /// except that one made without atomic batch publishes is given them
-    /// ([`ensure_atomic_batches`](Self::ensure_atomic_batches)).
+    /// does before its first commit); an existing stream is kept as it is
+    /// (the writer gives one made without atomic batch publishes them once
+    /// it holds the lease: [`ensure_atomic_batches`](Self::ensure_atomic_batches)).
     pub fn create(&self) -> Result<(), JournalError> {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
@@ -238,7 +238,6 @@ impl NatsLedger {
         let stream = conn
             .block_on(conn.js.get_or_create_stream(config))
             .map_err(|e| conn.request_error("cannot create the ledger's stream", e))?;
-        let stream = self.with_atomic_batches(stream);
         *lock(&self.inner.stream) = Some(stream);
         self.lease_bucket(true)?;
         self.blob_bucket(true)?;
@@ -253,17 +252,8 @@ impl NatsLedger {
     /// entry by entry).
     pub fn ensure_atomic_batches(&self) -> Result<bool, JournalError> {
         let stream = self.stream()?;
-        let stream = self.with_atomic_batches(stream);
-        let atomic = stream.cached_info().config.allow_atomic_publish;
-        *lock(&self.inner.stream) = Some(stream);
-        Ok(atomic)
-    }
-
-    /// `stream`, given atomic batch publishes if it has none and the
-    /// server takes the change (see [`ensure_atomic_batches`](Self::ensure_atomic_batches)).
-    fn with_atomic_batches(&self, stream: Stream) -> Stream {
         if stream.cached_info().config.allow_atomic_publish {
-            return stream;
+            return Ok(true);
         }
         let conn = &self.inner.conn;
         let mut wanted = stream.cached_info().config.clone();
@@ -271,9 +261,11 @@ impl NatsLedger {
         if conn.block_on(conn.js.update_stream(&wanted)).is_ok()
             && let Ok(updated) = conn.block_on(conn.js.get_stream(&self.inner.names.stream))
         {
-            return updated;
+            let atomic = updated.cached_info().config.allow_atomic_publish;
+            *lock(&self.inner.stream) = Some(updated);
+            return Ok(atomic);
         }
-        stream
+        Ok(false)
     }
 
     /// Whether the root exists (its stream does).
