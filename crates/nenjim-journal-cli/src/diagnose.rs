@@ -141,6 +141,41 @@ pub fn scan_with(
     Ok(Diagnosis { errors, truncated })
 }
 
+/// Every independent error of the revisions `root`'s ledger records (any
+/// backend: a directory's or a bucket's `.ledger/`, a NATS stream), read
+/// as the loader reads them: `None` for a root without a ledger. What a
+/// failed load reports when the scan of the root's files finds nothing
+/// (a recorded file changed into another valid text, a NATS root, whose
+/// revisions are only in its ledger).
+pub fn scan_ledger(root: &Path, max_errors: usize) -> Result<Option<Diagnosis>, CliError> {
+    let address = crate::address::locate(root)?;
+    let found = match &address {
+        Address::Nats { root, path } => {
+            let source = nenjim_journal_nats::NatsSource::new(root);
+            nenjim_journal_fs::diagnose_recorded(&source, &source, path, max_errors)?
+        }
+        _ => {
+            let (fs, inner) = crate::address::file_system(&address);
+            let reader = nenjim_journal_fs::ledger::SegmentedReader::new(&*fs, inner);
+            nenjim_journal_fs::diagnose_recorded(&*fs, &reader, inner, max_errors)?
+        }
+    };
+    let location = match &address {
+        Address::Object { store, .. } => Some(store.location()),
+        _ => None,
+    };
+    Ok(found.map(|(errors, truncated)| Diagnosis {
+        errors: errors
+            .into_iter()
+            .map(|e| match &location {
+                Some(location) => in_store(CliError::Journal(e), location),
+                None => CliError::Journal(e),
+            })
+            .collect(),
+        truncated,
+    }))
+}
+
 /// `error` with its path (inside a store) named by the store's URL: the
 /// path `/prefix/a/x.journal` of `s3://bucket` is `s3://bucket/prefix/a/x.journal`.
 pub fn in_store(error: CliError, location: &str) -> CliError {

@@ -267,3 +267,88 @@ fn the_command_authenticates_with_the_nats_settings_and_never_shows_the_secret()
         String::from_utf8_lossy(&missing.stderr)
     );
 }
+
+/// A genesis revision text of `coordinate` at `version`.
+fn genesis_text(coordinate: &str, version: &str) -> String {
+    format!(
+        "FORMAT nenjim-journal/1\nARTIFACT {coordinate}\nJOURNAL_VERSION {version}\nPREDECESSOR GENESIS\nDESCRIPTION \"the {coordinate} artifact\"\n"
+    )
+}
+
+/// Commits `text` as the revision of `coordinate` at `version` after the
+/// ledger's tip, as another (broken) writer could.
+fn commit_raw(root: &str, coordinate: &str, version: &str, text: &str) {
+    use nenjim_journal_api::valuetypes::RevisionDigest;
+    use nenjim_journal_store::ledger::{Record, RevisionPointer};
+    let ledger = nenjim_journal_nats::NatsRoot::parse(root)
+        .and_then(|r| r.ledger())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tip = ledger.tip().unwrap_or_else(|e| panic!("{e}"));
+    let record = Record::Revision(RevisionPointer::new(
+        coordinate.parse().unwrap_or_else(|e| panic!("{e}")),
+        version.parse().unwrap_or_else(|e| panic!("{e}")),
+        text.len() as u64,
+        RevisionDigest::of_text(text),
+    ));
+    if let Err(e) = ledger.commit_at(tip, record, Some(text.as_bytes())) {
+        panic!("{e:?}");
+    }
+}
+
+#[test]
+fn check_of_a_nats_root_reports_every_independent_error_in_ledger_order() {
+    let server = NatsServer::start();
+    let root = server.root("damaged");
+    run_json(&[&"init", &root], 0);
+    let (t1, t2, t3) = ("20990101T000000Z", "20990102T000000Z", "20990103T000000Z");
+    commit_raw(&root, "left-pad", t1, &genesis_text("left-pad", t1));
+    commit_raw(&root, "right-pad", t1, &genesis_text("right-pad", t1));
+    // 3: a text that does not parse (its record is its own).
+    let broken = genesis_text("up-pad", t1).replace("GENESIS", "nothing");
+    commit_raw(&root, "up-pad", t1, &broken);
+    // 4: a successor of left-pad naming no stored revision.
+    let stray =
+        genesis_text("left-pad", t2).replace("GENESIS", &format!("sha256:{}", "0".repeat(64)));
+    commit_raw(&root, "left-pad", t2, &stray);
+    // 5: what follows left-pad's error is not reported again.
+    let after = genesis_text("left-pad", t3).replace(
+        "GENESIS",
+        &nenjim_journal_api::valuetypes::RevisionDigest::of_text(&stray).to_string(),
+    );
+    commit_raw(&root, "left-pad", t3, &after);
+    // 6: right-pad goes on, valid.
+    let successor = genesis_text("right-pad", t2).replace(
+        "GENESIS",
+        &nenjim_journal_api::valuetypes::RevisionDigest::of_text(&genesis_text("right-pad", t1))
+            .to_string(),
+    );
+    commit_raw(&root, "right-pad", t2, &successor);
+
+    let out = run(&[&"check", &root, &"--json"]);
+    assert_code(&out, 1);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(doc["error_count"], 2, "{doc}");
+    assert_eq!(doc["truncated"], false, "{doc}");
+    let errors = doc["errors"].as_array().cloned().unwrap_or_default();
+    let kinds: Vec<&str> = errors.iter().filter_map(|e| e["kind"].as_str()).collect();
+    assert_eq!(kinds, ["Syntax", "UnknownPredecessor"], "{doc}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{root}/up-pad/{t1}.journal:4:")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{root}/left-pad/{t2}.journal")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&format!("left-pad/{t3}")), "{stderr}");
+
+    let out = run(&[&"check", &root, &"--max-errors", &"1", &"--json"]);
+    assert_code(&out, 1);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (&doc["error_count"], &doc["truncated"]),
+        (&Value::from(1), &Value::from(true)),
+        "{doc}"
+    );
+}

@@ -852,3 +852,45 @@ fn a_bucket_write_that_timed_out_says_that_rerunning_the_same_command_settles_it
         "{listed}"
     );
 }
+
+#[test]
+fn check_of_a_ledger_root_reports_each_changed_recorded_file() {
+    let (_dir, root) = initialized();
+    for coordinate in ["left-pad", "right-pad"] {
+        run_json(
+            &[&"create", &root, &coordinate, &"--description", &"pads"],
+            0,
+        );
+    }
+    // Both recorded files changed into other valid texts: the files alone
+    // are fine, only their records tell.
+    let mut changed = Vec::new();
+    for coordinate in ["left-pad", "right-pad"] {
+        let dir = root.join(coordinate);
+        let file = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "journal"))
+            .unwrap_or_else(|| panic!("no revision file in {}", dir.display()));
+        let text = read_text(&file).replace("pads", "pads, changed");
+        let mut permissions = fs::metadata(&file)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        permissions.set_readonly(false);
+        fs::set_permissions(&file, permissions).unwrap_or_else(|e| panic!("{e}"));
+        fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
+        changed.push(file);
+    }
+    let out = run(&[&"check", &root, &"--json"]);
+    assert_code(&out, 1);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(doc["error_count"], 2, "{doc}");
+    let errors = doc["errors"].as_array().cloned().unwrap_or_default();
+    for (error, file) in errors.iter().zip(&changed) {
+        assert_eq!(error["kind"], "LedgerMismatch", "{doc}");
+        let path = error["path"].as_str().unwrap_or_default();
+        assert_eq!(path, file.to_string_lossy(), "{doc}");
+    }
+}

@@ -230,6 +230,22 @@ pub fn load_recorded_ledger(
     }
 }
 
+/// Every independent error of the root by the ledger `ledger` (any
+/// backend), reading through `fs` the revision files it records, as
+/// `check` reports them when a load fails: in ledger order, each
+/// artifact's first error (its chain stops there; the other artifacts go
+/// on), at most `max_errors` of them and whether there were more. `None`
+/// for a root without a ledger; a ledger that cannot be read is the one
+/// error returned as `Err`. Nothing is written.
+pub fn diagnose_recorded(
+    fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
+    root: &Path,
+    max_errors: usize,
+) -> Result<Option<(Vec<JournalError>, bool)>, JournalError> {
+    Ok(ledger::read_from(ledger)?.map(|read| recorded::diagnose(fs, root, &read, max_errors)))
+}
+
 /// Refreshes `state` (loaded by [`load_recorded`] from the same ledger) by
 /// the ledger `ledger` (any backend: a NATS stream as well as `log/` and
 /// `segments/`), reading through `fs` only the revision files its entries

@@ -334,3 +334,74 @@ pub(crate) fn stray_entries(
     }
     Ok(stray)
 }
+
+/// Every independent error of the revisions `ledger` records, in ledger
+/// order, as `check` reports them: the loader's own reading of each
+/// recorded file (size and SHA-256 against its record, parse, header
+/// against its place) and the chain's rules, going on after an error. An
+/// artifact stops at its first error (what follows in its chain would
+/// follow from it); the other artifacts go on, so one artifact's error
+/// never hides another's. At most `max_errors` errors; the flag says
+/// whether there were more.
+pub(crate) fn diagnose(
+    fs: &dyn FileSystem,
+    root: &Path,
+    ledger: &Ledger,
+    max_errors: usize,
+) -> (Vec<JournalError>, bool) {
+    let revisions: Vec<_> = ledger.revisions().collect();
+    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
+    for &(sequence, pointer) in &revisions {
+        groups
+            .entry(pointer.coordinate())
+            .or_default()
+            .push((sequence, pointer));
+    }
+    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
+    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
+    let shared = SharedInterner::default();
+    let mut parsed: HashMap<u64, JournalRevision> = HashMap::new();
+    // The parse errors, by sequence (each the first of its artifact).
+    let mut failed: HashMap<u64, JournalError> = HashMap::new();
+    let consumed: Result<(), std::convert::Infallible> = pipeline::in_order(
+        groups,
+        || Interner::backed_by(&shared),
+        |interner, files| parse_group(fs, root, files, interner),
+        |(revisions, error): Parsed| {
+            parsed.extend(revisions);
+            if let Some((sequence, error)) = error {
+                failed.insert(sequence, error);
+            }
+            Ok(())
+        },
+    );
+    let Ok(()) = consumed;
+    let mut state = ChainState::new();
+    let mut stopped: std::collections::HashSet<&ArtifactCoordinate> =
+        std::collections::HashSet::new();
+    let mut errors = Vec::new();
+    for &(sequence, pointer) in &revisions {
+        if stopped.contains(pointer.coordinate()) {
+            continue;
+        }
+        let outcome = match parsed.remove(&sequence) {
+            Some(revision) => ingest_at(&mut state, root, sequence, revision),
+            None => Err(failed.remove(&sequence).unwrap_or_else(|| {
+                mismatch(
+                    crate::ledger::entry_path(root, sequence),
+                    format!(
+                        "found no revision read for sequence {sequence}, expected every recorded revision to be read"
+                    ),
+                )
+            })),
+        };
+        if let Err(error) = outcome {
+            stopped.insert(pointer.coordinate());
+            if errors.len() == max_errors {
+                return (errors, true);
+            }
+            errors.push(error);
+        }
+    }
+    (errors, false)
+}

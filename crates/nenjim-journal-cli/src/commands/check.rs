@@ -202,15 +202,22 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
         .unwrap_or(usize::MAX);
     let diagnosis = match diagnose::scan(&args.root.root, args.root.examples, limit) {
         Ok(diagnosis) if !diagnosis.errors.is_empty() => diagnosis,
-        // The scan found nothing the loader did (or could not run): the
-        // loader's error is the report (its file named by URL for a root
-        // given by URL, as the scan names them).
-        _ => diagnose::Diagnosis {
-            errors: vec![match crate::address::locate(&args.root.root) {
-                Ok(Address::Object { store, .. }) => diagnose::in_store(first, &store.location()),
-                _ => first,
-            }],
-            truncated: false,
+        // The files scan found nothing the loader did: a root with a
+        // ledger is read again by its ledger, going on after each error.
+        _ => match diagnose::scan_ledger(&args.root.root, limit) {
+            Ok(Some(diagnosis)) if !diagnosis.errors.is_empty() => diagnosis,
+            // Neither found anything (or could run): the loader's error
+            // is the report (its file named by URL for a root given by
+            // URL, as the scan names them).
+            _ => diagnose::Diagnosis {
+                errors: vec![match crate::address::locate(&args.root.root) {
+                    Ok(Address::Object { store, .. }) => {
+                        diagnose::in_store(first, &store.location())
+                    }
+                    _ => first,
+                }],
+                truncated: false,
+            },
         },
     };
     let diagnosis = diagnose::Diagnosis {
