@@ -185,6 +185,14 @@ pub fn run(
     rows.push(ratio_row(
         t,
         "P1 ingest",
+        "the look-ups alone: each token of the text (split before timing) looked up in that table vs SHA-256 alone",
+        "p1_ingest/look_up",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
         "build the same revision again from its values through the api builders (no text read, nothing hashed) vs SHA-256 alone",
         "p1_ingest/build_model",
         "p1_ingest/sha256_floor",
