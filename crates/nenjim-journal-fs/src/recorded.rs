@@ -134,15 +134,7 @@ fn ingest_all(
     mut state: ChainState,
     publish: &mut dyn FnMut(&ChainState),
 ) -> Result<ChainState, JournalError> {
-    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
-    for &(sequence, pointer) in revisions {
-        groups
-            .entry(pointer.coordinate())
-            .or_default()
-            .push((sequence, pointer));
-    }
-    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
-    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
+    let groups = by_artifact(revisions);
     let shared = SharedInterner::default();
     let mut expected = revisions.iter().map(|(sequence, _)| *sequence).peekable();
     let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
@@ -186,6 +178,23 @@ fn ingest_all(
             ),
         )),
     }
+}
+
+/// `revisions` (ascending by sequence) by artifact, each artifact's in
+/// order, the artifacts in the order of their first sequence.
+fn by_artifact<'p>(
+    revisions: &[(u64, &'p RevisionPointer)],
+) -> Vec<Vec<(u64, &'p RevisionPointer)>> {
+    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
+    for &(sequence, pointer) in revisions {
+        groups
+            .entry(pointer.coordinate())
+            .or_default()
+            .push((sequence, pointer));
+    }
+    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
+    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
+    groups
 }
 
 /// Parses one artifact's recorded files in order, each after the one
@@ -350,15 +359,7 @@ pub(crate) fn diagnose(
     max_errors: usize,
 ) -> (Vec<JournalError>, bool) {
     let revisions: Vec<_> = ledger.revisions().collect();
-    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
-    for &(sequence, pointer) in &revisions {
-        groups
-            .entry(pointer.coordinate())
-            .or_default()
-            .push((sequence, pointer));
-    }
-    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
-    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
+    let groups = by_artifact(&revisions);
     let shared = SharedInterner::default();
     let mut parsed: HashMap<u64, JournalRevision> = HashMap::new();
     // The parse errors, by sequence (each the first of its artifact).
