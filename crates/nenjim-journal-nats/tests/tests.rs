@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod assembly;
+mod audit;
 mod credentials;
 mod jetstream;
 mod processes;

@@ -326,6 +326,9 @@ impl NatsLedger {
     /// is settled by reading the ledger: the batch's last entry there (its
     /// `Nats-Msg-Id`) is its success; the tip unchanged, the batch is sent
     /// again under a new batch id (the server drops an uncommitted batch).
+    /// A resend refused for the moved tip, or for a message id the server
+    /// has stored (it checks those first in a batch), that finds its own
+    /// first and last entries there is that batch's success.
     fn commit_atomic(
         &self,
         tip: u64,
@@ -383,6 +386,13 @@ impl NatsLedger {
                             Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
                                 Sent::TipMoved
                             }
+                            // A resend of a batch that is stored (its answer
+                            // lost): the server refuses a batch holding a
+                            // message id it has seen before it looks at the
+                            // expected tip. Every id names its entry's
+                            // sequence, after the tip: the tip moved, and the
+                            // batch there is this one or another's.
+                            Err(e) if is_duplicate_in_batch(&e) => Sent::TipMoved,
                             Err(e)
                                 if matches!(
                                     e.kind(),
@@ -463,4 +473,15 @@ enum Sent {
     Lost(String),
     /// Refused for another reason.
     Failed(String),
+}
+
+/// Whether the server refused a batch for a message id it has stored
+/// already (within its duplicate window): `ATOMIC_PUBLISH_CONTAINS_DUPLICATE_MESSAGE`.
+fn is_duplicate_in_batch(error: &async_nats::jetstream::context::PublishError) -> bool {
+    std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<async_nats::jetstream::Error>())
+        .is_some_and(|e| {
+            e.error_code()
+                == async_nats::jetstream::ErrorCode::ATOMIC_PUBLISH_CONTAINS_DUPLICATE_MESSAGE
+        })
 }
