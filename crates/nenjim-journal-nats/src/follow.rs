@@ -178,6 +178,18 @@ impl Follower {
                     // lost (then the top of the loop says so).
                     self.messages = None;
                 }
+                // The client makes an ordered consumer that lost its way (it
+                // was deleted, it missed its heartbeats) again after the
+                // last sequence it delivered, and from the stream's start
+                // when it delivered none: an entry already yielded is that,
+                // and the consumer is made again after the last one.
+                Woke::Message(Some(Ok(message)))
+                    if message
+                        .info()
+                        .is_ok_and(|info| info.stream_sequence <= self.last) =>
+                {
+                    self.messages = None;
+                }
                 Woke::Message(Some(Ok(message))) => {
                     return match self.ledger.decode(&message, self.last + 1) {
                         Ok(entry) => {

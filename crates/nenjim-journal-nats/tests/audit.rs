@@ -2,6 +2,8 @@
 //! way a commit, a lease, a follower or a read broke the contract (format
 //! sections 6 and 9, api.md "Following" and "NATS JetStream roots").
 
+use std::time::Duration;
+
 use nenjim_journal_nats::{NatsLedger, NatsRoot};
 use nenjim_journal_store::ledger::Record;
 use nenjim_journal_testkit::nats::NatsServer;
@@ -52,4 +54,76 @@ fn a_resent_atomic_batch_is_its_own_success_and_is_stored_once() {
     assert!(failed.is_none(), "{failed:?}");
     assert_eq!(again, first);
     assert_eq!(ledger.tip().unwrap(), 3);
+}
+
+/// Deletes every consumer of the stream `stream` on `server` (what an
+/// operator's `nats consumer rm`, or a server that lost its ephemeral
+/// consumers, does to a follower's consumer); how many it deleted.
+fn delete_consumers(server: &NatsServer, stream: &str) -> usize {
+    use futures::StreamExt as _;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let js = async_nats::jetstream::new(async_nats::connect(server.url()).await.unwrap());
+        let stream = js.get_stream(stream).await.unwrap();
+        let names: Vec<String> = stream
+            .consumer_names()
+            .map(|name| name.unwrap())
+            .collect()
+            .await;
+        for name in &names {
+            stream.delete_consumer(name).await.unwrap();
+        }
+        names.len()
+    })
+}
+
+/// A follower waiting at the tip whose consumer is gone before it yielded
+/// anything: the client makes the ordered consumer again, from the start
+/// of the stream (it has seen no sequence yet). The follower must go on
+/// with the next entry, not fail on the entries it started after.
+#[test]
+fn a_follower_whose_consumer_is_deleted_before_its_first_entry_goes_on_without_a_repeat() {
+    let server = NatsServer::start();
+    let nats = root(&server, "deleted");
+    let ledger = created(&nats);
+    for (i, tip) in (0..3u64).enumerate() {
+        let text = bare_genesis(&format!("lib-{i}"), &ts(1));
+        ledger
+            .commit_at(
+                tip,
+                record(&format!("lib-{i}"), &ts(1), text.as_bytes()),
+                Some(text.as_bytes()),
+            )
+            .unwrap();
+    }
+    let reader = nats.ledger().unwrap();
+    let mut follower = reader.follow(3).unwrap();
+    assert!(
+        follower
+            .next_timeout(Some(Duration::ZERO))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(delete_consumers(&server, &ledger.names().stream), 1);
+    let text = bare_genesis("lib-3", &ts(1));
+    ledger
+        .commit_at(
+            3,
+            record("lib-3", &ts(1), text.as_bytes()),
+            Some(text.as_bytes()),
+        )
+        .unwrap();
+    let next = follower.next_timeout(Some(Duration::from_secs(30)));
+    let next = next.unwrap().expect("the entry after the tip");
+    assert_eq!(next.entry().sequence(), 4);
+    assert_eq!(next.revision(), Some(text.as_bytes()));
+    assert!(
+        follower
+            .next_timeout(Some(Duration::ZERO))
+            .unwrap()
+            .is_none()
+    );
 }
