@@ -4,10 +4,12 @@
 
 use std::time::Duration;
 
+use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_nats::{NatsLedger, NatsRoot};
 use nenjim_journal_store::ledger::Record;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{bare_genesis, ts};
+use nenjim_journal_writer::WriterOptions;
 
 use crate::jetstream::record;
 
@@ -126,4 +128,40 @@ fn a_follower_whose_consumer_is_deleted_before_its_first_entry_goes_on_without_a
             .unwrap()
             .is_none()
     );
+}
+
+/// A root is named by its server and name, not by how the address spells
+/// the host: a writer of `nats://localhost:<port>/<name>` opens the root a
+/// writer of `nats://127.0.0.1:<port>/<name>` created, and appends after
+/// its entries.
+#[test]
+fn a_root_created_through_one_spelling_of_its_host_opens_through_another() {
+    let server = NatsServer::start();
+    let first = root(&server, "spelled");
+    // A signed root: its checkpoint's bucket is made by the first writer.
+    let (key, _) = nenjim_journal_testkit::signed::key("audit", 3);
+    let mut w = first
+        .writer(WriterOptions::new().signing_key(&key))
+        .unwrap();
+    assert_eq!(
+        w.append(&bare_genesis("one", &ts(1))).unwrap().sequence(),
+        1
+    );
+    w.close().unwrap();
+    let other = NatsRoot::parse_with_env(
+        &format!("nats://localhost:{}/spelled", server.port()),
+        Vec::<(String, String)>::new(),
+    )
+    .unwrap()
+    // Every revision goes through the blob bucket first.
+    .inline_limit(16);
+    assert_ne!(other.to_string(), first.to_string());
+    let mut w = other
+        .writer(WriterOptions::new().signing_key(&key))
+        .unwrap();
+    assert_eq!(
+        w.append(&bare_genesis("two", &ts(1))).unwrap().sequence(),
+        2
+    );
+    w.close().unwrap();
 }

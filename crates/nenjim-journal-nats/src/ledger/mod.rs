@@ -324,7 +324,14 @@ impl NatsLedger {
                 description: format!("the writer's lease of {}", conn.address),
                 ..Default::default()
             };
+            // An existing bucket is opened as it is: its description names
+            // the address of the writer that made it, which another spelling
+            // of the server's address (a host name for an IP) differs from.
             conn.block_on(conn.js.create_key_value(config))
+                .or_else(|e| {
+                    conn.block_on(conn.js.get_key_value(bucket.clone()))
+                        .map_err(|_| e)
+                })
                 .map_err(|e| conn.request_error("cannot create the lease bucket", e))
         } else {
             conn.block_on(conn.js.get_key_value(bucket.clone()))
@@ -346,7 +353,12 @@ impl NatsLedger {
                 description: Some(format!("large revisions and blobs of {}", conn.address)),
                 ..Default::default()
             };
+            // An existing bucket is opened as it is (see `lease_bucket`).
             conn.block_on(conn.js.create_object_store(config))
+                .or_else(|e| {
+                    conn.block_on(conn.js.get_object_store(bucket))
+                        .map_err(|_| e)
+                })
                 .map_err(|e| conn.request_error("cannot create the blob bucket", e))?
         } else {
             conn.block_on(conn.js.get_object_store(bucket))
