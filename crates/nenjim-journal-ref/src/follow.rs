@@ -212,6 +212,11 @@ impl<T> std::fmt::Debug for Follow<T> {
 
 impl<T> Follow<T> {
     fn next_until(&mut self, deadline: Option<Instant>) -> Result<Option<T>, JournalError> {
+        // A stopped Journal ends the cursor, whatever it still holds (its
+        // backlog, or the rest of a revision's events).
+        if self.live.following.halted.load(Ordering::Acquire) {
+            return Err(crate::journal::stopped());
+        }
         if let Some(backlog) = &mut self.backlog {
             match backlog()? {
                 Some(item) => return Ok(Some(item)),

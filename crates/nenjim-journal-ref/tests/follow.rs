@@ -35,7 +35,7 @@ struct Shared {
 }
 
 #[derive(Clone, Debug)]
-struct Notifying(Arc<Shared>);
+pub(crate) struct Notifying(Arc<Shared>);
 
 impl Notifying {
     fn new(carry: bool) -> Notifying {
@@ -50,7 +50,7 @@ impl Notifying {
 
     /// Writes `text` (a revision of `coordinate` at `version`) and commits
     /// it: its sequence.
-    fn commit(&self, coordinate: &str, version: &str, text: &str) -> u64 {
+    pub(crate) fn commit(&self, coordinate: &str, version: &str, text: &str) -> u64 {
         let pointer = RevisionPointer::new(
             coordinate.parse().unwrap(),
             version.parse().unwrap(),
@@ -166,7 +166,7 @@ fn short(revision: &JournalRevision) -> (u64, String, String) {
 }
 
 /// A root of two revisions (sequences 1, 2), started.
-fn started(carry: bool) -> (Notifying, JournalAssembly, String) {
+pub(crate) fn started(carry: bool) -> (Notifying, JournalAssembly, String) {
     let ledger = Notifying::new(carry);
     let a1 = genesis("aaa", &ts(1), &["1.0.0"]);
     ledger.commit("aaa", &ts(1), &a1);

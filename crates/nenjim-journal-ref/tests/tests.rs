@@ -2,6 +2,7 @@
 //! instead of one per file; `autotests = false` in `Cargo.toml`): each
 //! file of `tests/` is a module.
 
+mod audit;
 mod events;
 mod follow;
 mod hardening_faults;
