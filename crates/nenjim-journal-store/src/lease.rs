@@ -214,7 +214,19 @@ impl LeaseRecord {
             .with_path(path));
         }
         let taken_over = current.is_some_and(|c| !c.is_released());
-        let epoch = current.map_or(1, |c| c.epoch + 1);
+        let epoch = match current {
+            None => 1,
+            Some(c) => c.epoch.checked_add(1).ok_or_else(|| {
+                error::error(
+                    ErrorKind::Io,
+                    format!(
+                        "found the root's lease at epoch {}, expected an epoch that can grow (the lease file is damaged)",
+                        c.epoch
+                    ),
+                )
+                .with_path(path)
+            })?,
+        };
         Ok((
             LeaseRecord::new(holder, epoch, expiry(now, ttl)),
             taken_over,

@@ -12,6 +12,7 @@
 //! the testkit's `killed` runs the kill rounds of `writer`, `batch` and
 //! `signing`.
 
+mod audit;
 mod batch;
 mod batch_state;
 mod errors;
