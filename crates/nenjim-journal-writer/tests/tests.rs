@@ -7,8 +7,9 @@
 //! sequences with), `fault_walk` (every call of a start and of a refresh of
 //! a root with a ledger failed in turn), `signing` (signed roots: the
 //! checkpoint and tiles after every commit, writers without the key
-//! refused, a writer killed at random instants) and `interop_go` (Go's
-//! sumdb/note and tlog check a checkpoint and tiles this writer wrote);
+//! refused, a writer killed at random instants), `interop_go` (Go's
+//! sumdb/note and tlog check a checkpoint and tiles this writer wrote)
+//! and `audit` (the findings and probes of the writer's audit);
 //! the testkit's `killed` runs the kill rounds of `writer`, `batch` and
 //! `signing`.
 
