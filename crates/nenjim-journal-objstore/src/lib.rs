@@ -390,7 +390,7 @@ impl BlobStore for ObjectFs {
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
-        let listed = self.list_dir(&key(dir)?)?;
+        let listed = self.entries(&key(dir)?)?;
         let dirs = listed.common_prefixes.iter().filter_map(|p| p.filename());
         let files = listed.objects.iter().filter_map(|o| o.location.filename());
         Ok(dirs

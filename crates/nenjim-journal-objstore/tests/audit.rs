@@ -1,0 +1,68 @@
+//! The correctness audit's cases: a lease replacement whose put failed
+//! before it reached the store, and S3 "folder" marker objects (a key
+//! ending in `/`, which consoles and other tools create) in a root.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::Path;
+
+use nenjim_journal_fs::{FileSystem as _, LoadOptions, load, load_with};
+use nenjim_journal_objstore::ObjectFs;
+use nenjim_journal_store::{BlobStore as _, EntryKind};
+
+use support::{Moto, MotoBuckets as _, genesis, worldview};
+
+/// An S3 "folder" marker (an empty object whose key ends in `/`, as the
+/// S3 console's "Create folder" makes) is no entry of the directory it
+/// marks: `object_store` lists the key `journals/main/` as the object
+/// `journals/main`, inside the listing of `journals/main`, which made the
+/// root hold a file named `main` (and an artifact a file named after
+/// itself), and the loader refused the root (`UnexpectedEntry`).
+#[test]
+fn a_folder_marker_is_not_an_entry_of_the_directory_it_marks() {
+    let moto = Moto::start();
+    // A root without a ledger: the loader checks every entry of it.
+    let dir = tempfile::tempdir().unwrap();
+    for (i, artifact) in ["left-pad", "serde", "zz"].iter().enumerate() {
+        let stem = format!("2026010{}T000000Z", i + 1);
+        std::fs::create_dir(dir.path().join(artifact)).unwrap();
+        std::fs::write(
+            dir.path().join(artifact).join(format!("{stem}.journal")),
+            genesis(artifact, &stem),
+        )
+        .unwrap();
+    }
+    let fs = moto.object_fs("markers");
+    support::copy_into(dir.path(), &**fs.object_store(), "journals/main");
+    for marker in ["journals/", "journals/main/", "journals/main/left-pad/"] {
+        moto.put_object("markers", marker, b"");
+    }
+    let root = Path::new("/journals/main");
+    let from_dir = load(dir.path(), LoadOptions::new()).unwrap();
+    let from_bucket = load_with(&*fs, root, LoadOptions::new()).unwrap();
+    assert_eq!(worldview(&from_bucket), worldview(&from_dir));
+
+    // Each listing, not read ahead (a store of its own).
+    let fresh = ObjectFs::new(moto.bucket("markers"), "s3://markers").unwrap();
+    let names = |p: &str| {
+        let mut names: Vec<String> = fresh
+            .read_dir(Path::new(p))
+            .unwrap()
+            .into_iter()
+            .map(|n| n.into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names("/journals"), ["main"]);
+    assert!(!names("/journals/main").contains(&"main".to_owned()));
+    let left_pad = names("/journals/main/left-pad");
+    assert_eq!(left_pad, ["20260101T000000Z.journal"]);
+    let mut listed = fresh.list(Path::new("/journals/main/left-pad")).unwrap();
+    listed.sort();
+    assert_eq!(listed, left_pad);
+    // The marked directory still exists.
+    let kind = fresh.metadata(Path::new("/journals/main")).unwrap().kind();
+    assert!(matches!(kind, EntryKind::Directory), "{kind:?}");
+}
