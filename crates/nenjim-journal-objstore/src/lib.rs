@@ -475,6 +475,14 @@ impl BlobStore for ObjectFs {
                 Ok((found, meta)) if found == bytes => {
                     Ok(Some(version_of(&meta.e_tag, &meta.version)))
                 }
+                // Still at the expected version: nobody changed it, this
+                // put failed (not "changed in between").
+                Ok((_, meta))
+                    if !refused(&error)
+                        && expected == Some(&version_of(&meta.e_tag, &meta.version)) =>
+                {
+                    Err(io_error(error))
+                }
                 Ok(_) => Ok(None),
                 Err(object_store::Error::NotFound { .. }) if refused(&error) => Ok(None),
                 Err(object_store::Error::NotFound { .. }) => Err(io_error(error)),

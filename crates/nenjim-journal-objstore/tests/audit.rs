@@ -6,12 +6,76 @@
 mod support;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use nenjim_journal_fs::{FileSystem as _, LoadOptions, load, load_with};
 use nenjim_journal_objstore::ObjectFs;
-use nenjim_journal_store::{BlobStore as _, EntryKind};
+use nenjim_journal_store::{BlobStore, EntryKind};
+use object_store::ObjectStore;
+use object_store::memory::InMemory;
 
-use support::{Moto, MotoBuckets as _, genesis, worldview};
+use support::{Fault, Faulty, Moto, MotoBuckets as _, genesis, worldview};
+
+/// `replace_if_unchanged` answers `Ok(None)` only when the object changed
+/// in between: a put that failed before it reached the store (the lease is
+/// still at the expected version) is an error, not "changed" (which made
+/// a renewal report `LeaseLost` on a transient failure, and an acquire
+/// retry forever on a put that always fails). A lost answer of a put that
+/// landed is this writer's new version; a put refused because another
+/// writer replaced the object is `Ok(None)`.
+#[test]
+fn a_replacement_that_never_reached_the_store_is_an_error_not_a_change() {
+    let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let direct = ObjectFs::new(inner.clone(), "memory://").unwrap();
+    let lease = Path::new("/root/.ledger/lease");
+    let first = direct
+        .replace_if_unchanged(lease, b"one\n", None)
+        .unwrap()
+        .unwrap();
+
+    // The put (call 1) fails before it reaches the store.
+    let refused =
+        ObjectFs::new(Arc::new(Faulty::new(inner.clone(), Fault::Refuse(1))), "f").unwrap();
+    let result = refused.replace_if_unchanged(lease, b"two\n", Some(&first));
+    assert!(result.is_err(), "{result:?}");
+    let (bytes, version) = BlobStore::get(&direct, lease, 100).unwrap().unwrap();
+    assert_eq!((bytes.as_slice(), &version), (&b"one\n"[..], &first));
+
+    // A create of a lease that is still absent, failed the same way.
+    let absent = Path::new("/other/.ledger/lease");
+    let refused =
+        ObjectFs::new(Arc::new(Faulty::new(inner.clone(), Fault::Refuse(1))), "f").unwrap();
+    let result = refused.replace_if_unchanged(absent, b"two\n", None);
+    assert!(result.is_err(), "{result:?}");
+
+    // The put lands, its answer is lost: this writer's new version.
+    let lost = ObjectFs::new(
+        Arc::new(Faulty::new(inner.clone(), Fault::LoseAnswer(1))),
+        "f",
+    )
+    .unwrap();
+    let second = lost
+        .replace_if_unchanged(lease, b"two\n", Some(&first))
+        .unwrap()
+        .expect("the put landed");
+    let (bytes, version) = BlobStore::get(&direct, lease, 100).unwrap().unwrap();
+    assert_eq!((bytes.as_slice(), &version), (&b"two\n"[..], &second));
+
+    // Another writer replaced it since `first`: refused, `Ok(None)`.
+    assert_eq!(
+        direct
+            .replace_if_unchanged(lease, b"three\n", Some(&first))
+            .unwrap(),
+        None
+    );
+    // Refused and its answer is about another writer's bytes: `Ok(None)`.
+    let lost = ObjectFs::new(Arc::new(Faulty::new(inner, Fault::LoseAnswer(1))), "f").unwrap();
+    assert_eq!(
+        lost.replace_if_unchanged(lease, b"three\n", Some(&first))
+            .unwrap(),
+        None
+    );
+}
 
 /// An S3 "folder" marker (an empty object whose key ends in `/`, as the
 /// S3 console's "Create folder" makes) is no entry of the directory it
