@@ -41,6 +41,11 @@ impl ObjectFs {
             .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
             .chain(files)
             .collect();
+        // The read-ahead listings below `path` are older than this one:
+        // dropped, also when none is read ahead again (one directory left).
+        if let Ok(mut listings) = self.listings.lock() {
+            listings.retain(|dir, _| !dir.starts_with(path));
+        }
         if dirs.len() > 1 {
             self.prefetch(path, &prefix, &dirs)?;
         }

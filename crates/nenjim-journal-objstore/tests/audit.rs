@@ -11,10 +11,11 @@ use std::sync::Arc;
 use nenjim_journal_fs::{FileSystem as _, LoadOptions, load, load_with};
 use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_store::{BlobStore, EntryKind};
-use object_store::ObjectStore;
 use object_store::memory::InMemory;
+use object_store::path::Path as Key;
+use object_store::{ObjectStore, ObjectStoreExt as _, PutPayload};
 
-use support::{Fault, Faulty, Moto, MotoBuckets as _, genesis, worldview};
+use support::{Fault, Faulty, Moto, MotoBuckets as _, genesis, successor, worldview};
 
 /// `replace_if_unchanged` answers `Ok(None)` only when the object changed
 /// in between: a put that failed before it reached the store (the lease is
@@ -129,4 +130,44 @@ fn a_folder_marker_is_not_an_entry_of_the_directory_it_marks() {
     // The marked directory still exists.
     let kind = fresh.metadata(Path::new("/journals/main")).unwrap().kind();
     assert!(matches!(kind, EntryKind::Directory), "{kind:?}");
+}
+
+/// A listing read ahead with its parent's is handed out once, and a later
+/// listing of the parent reads it again: also when that later listing
+/// reads nothing ahead (one directory left). A load that stopped at a
+/// misplaced root entry before listing `left-pad` left `left-pad`'s
+/// read-ahead listing behind, and the next load of the same store, once
+/// the stray entry was gone, took it for `left-pad`'s and missed the
+/// revision appended in between.
+#[test]
+fn a_listing_read_ahead_is_not_handed_out_after_a_later_listing_of_its_parent() {
+    let fs = ObjectFs::memory().unwrap();
+    let store = fs.object_store().clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let put = |key: &str, text: &str| {
+        runtime
+            .block_on(store.put(&Key::from(key), PutPayload::from(text.to_owned())))
+            .unwrap();
+    };
+    let first = genesis("left-pad", "20260101T000000Z");
+    put("r/left-pad/20260101T000000Z.journal", &first);
+    // A misplaced root entry, sorting before `left-pad`.
+    put("r/-bad/x", "");
+    let root = Path::new("/r");
+    let error = load_with(&fs, root, LoadOptions::new()).unwrap_err();
+    assert!(error.path().unwrap().starts_with("/r/-bad"), "{error}");
+
+    // The stray entry removed, a revision appended: the next load has both.
+    runtime
+        .block_on(store.delete(&Key::from("r/-bad/x")))
+        .unwrap();
+    put(
+        "r/left-pad/20260201T000000Z.journal",
+        &successor(&first, "20260201T000000Z", ""),
+    );
+    let loaded = load_with(&fs, root, LoadOptions::new()).unwrap();
+    assert_eq!(worldview(&loaded).len(), 2, "{:?}", worldview(&loaded));
 }
