@@ -390,7 +390,7 @@ impl BlobStore for ObjectFs {
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
-        let listed = self.list_dir(&key(dir)?)?;
+        let listed = self.entries(&key(dir)?)?;
         let dirs = listed.common_prefixes.iter().filter_map(|p| p.filename());
         let files = listed.objects.iter().filter_map(|o| o.location.filename());
         Ok(dirs
@@ -474,6 +474,14 @@ impl BlobStore for ObjectFs {
             Err(error) => match self.get(&key) {
                 Ok((found, meta)) if found == bytes => {
                     Ok(Some(version_of(&meta.e_tag, &meta.version)))
+                }
+                // Still at the expected version: nobody changed it, this
+                // put failed (not "changed in between").
+                Ok((_, meta))
+                    if !refused(&error)
+                        && expected == Some(&version_of(&meta.e_tag, &meta.version)) =>
+                {
+                    Err(io_error(error))
                 }
                 Ok(_) => Ok(None),
                 Err(object_store::Error::NotFound { .. }) if refused(&error) => Ok(None),

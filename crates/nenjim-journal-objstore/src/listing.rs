@@ -25,7 +25,7 @@ impl ObjectFs {
             return Ok(listing);
         }
         let prefix = key(path)?;
-        let listed = self.list_dir(&prefix)?;
+        let listed = self.entries(&prefix)?;
         let dirs: Vec<String> = listed
             .common_prefixes
             .iter()
@@ -41,6 +41,11 @@ impl ObjectFs {
             .map(|n| (OsString::from(n), Some(EntryKind::Directory)))
             .chain(files)
             .collect();
+        // The read-ahead listings below `path` are older than this one:
+        // dropped, also when none is read ahead again (one directory left).
+        if let Ok(mut listings) = self.listings.lock() {
+            listings.retain(|dir, _| !dir.starts_with(path));
+        }
         if dirs.len() > 1 {
             self.prefetch(path, &prefix, &dirs)?;
         }
@@ -128,11 +133,26 @@ impl ObjectFs {
         Ok(())
     }
 
+    /// One LIST of `prefix` with a delimiter, as the store answers it
+    /// (with a folder marker of `prefix` itself, which makes it exist:
+    /// see [`entries`](Self::entries)).
     pub(crate) fn list_dir(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
         bump(&self.counters.list);
         let prefix = (!prefix.as_ref().is_empty()).then_some(prefix);
         self.runtime
             .block_on(self.store.list_with_delimiter(prefix))
             .map_err(io_error)
+    }
+
+    /// The entries of the directory `prefix` (one LIST with a delimiter):
+    /// without the "folder" marker of `prefix` itself (an empty object
+    /// whose key is `prefix` and a `/`, as S3 consoles and other tools make),
+    /// which `object_store` lists as the object `prefix`, named like the
+    /// directory: no entry of it. A marker of a sub-directory is listed
+    /// with that directory's prefix, not as an object.
+    pub(crate) fn entries(&self, prefix: &Key) -> io::Result<object_store::ListResult> {
+        let mut listed = self.list_dir(prefix)?;
+        listed.objects.retain(|o| o.location != *prefix);
+        Ok(listed)
     }
 }
