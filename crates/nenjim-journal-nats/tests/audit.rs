@@ -5,25 +5,13 @@
 use std::time::Duration;
 
 use nenjim_journal_api::append::JournalWriter as _;
-use nenjim_journal_nats::{NatsLedger, NatsRoot};
+use nenjim_journal_nats::NatsRoot;
 use nenjim_journal_store::ledger::Record;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{bare_genesis, ts};
 use nenjim_journal_writer::WriterOptions;
 
-use crate::jetstream::record;
-
-/// The root `name` on `server`, without credentials from the environment.
-fn root(server: &NatsServer, name: &str) -> NatsRoot {
-    NatsRoot::parse_with_env(&server.root(name), Vec::<(String, String)>::new()).unwrap()
-}
-
-/// A connected ledger whose stream and buckets exist.
-fn created(root: &NatsRoot) -> NatsLedger {
-    let ledger = root.ledger().unwrap();
-    ledger.create().unwrap();
-    ledger
-}
+use crate::jetstream::{created, record, root};
 
 /// An atomic batch whose answer was lost is sent again by the same handle
 /// (the same `Nats-Msg-Id`s at the same tip, under a new batch id): the

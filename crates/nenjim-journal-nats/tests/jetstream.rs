@@ -13,12 +13,12 @@ use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::texts::{genesis, successor, ts};
 
 /// The root `name` on `server`, without credentials from the environment.
-fn root(server: &NatsServer, name: &str) -> NatsRoot {
+pub(crate) fn root(server: &NatsServer, name: &str) -> NatsRoot {
     NatsRoot::parse_with_env(&server.root(name), Vec::<(String, String)>::new()).unwrap()
 }
 
 /// A connected ledger whose stream and buckets exist.
-fn created(root: &NatsRoot) -> NatsLedger {
+pub(crate) fn created(root: &NatsRoot) -> NatsLedger {
     let ledger = root.ledger().unwrap();
     ledger.create().unwrap();
     ledger
