@@ -2,6 +2,7 @@
 //! instead of one per file; `autotests = false` in `Cargo.toml`): each
 //! file of `tests/` is a module.
 
+mod audit;
 mod events;
 mod hardening_fuzz;
 mod hardening_regressions;
