@@ -107,6 +107,7 @@ fn an_interval_yanks_the_prereleases_inside_it_by_precedence() {
         &["YANK [1.0.0,2.0.0) \"old\"", "DEPRECATE * \"all\""],
     );
     let (state, genesis) = accepted(&ChainState::new(), &t);
+    let successor = |policy: &[&str]| text("a", T2, Some(&genesis), &releases, policy);
     for (version, yanked) in [
         ("1.0.0", true),
         ("1.5.0-rc.1", true),
@@ -120,32 +121,14 @@ fn an_interval_yanks_the_prereleases_inside_it_by_precedence() {
         assert!(release.policy().deprecated().is_some(), "{version}");
     }
     // A pre-release inside a yanked interval cannot be recommended.
-    let bad = text(
-        "a",
-        T2,
-        Some(&genesis),
-        &releases,
-        &["YANK [1.0.0,2.0.0) \"old\"", "RECOMMEND 2.0.0-rc.1"],
-    );
+    let bad = successor(&["YANK [1.0.0,2.0.0) \"old\"", "RECOMMEND 2.0.0-rc.1"]);
     refused(&state, &bad, ErrorKind::Semantic);
     // Nor yanked by a later `*` once recommended.
-    let bad = text(
-        "a",
-        T2,
-        Some(&genesis),
-        &releases,
-        &["RECOMMEND 1.5.0", "YANK * \"all\""],
-    );
+    let bad = successor(&["RECOMMEND 1.5.0", "YANK * \"all\""]);
     refused(&state, &bad, ErrorKind::Semantic);
     // Releases matched by one YANK are found past a pre-release that is
     // outside a second one's interval.
-    let split = text(
-        "a",
-        T2,
-        Some(&genesis),
-        &releases,
-        &["YANK (1.0.0,1.5.0) \"rc\"", "YANK [1.5.0,1.5.0] \"five\""],
-    );
+    let split = successor(&["YANK (1.0.0,1.5.0) \"rc\"", "YANK [1.5.0,1.5.0] \"five\""]);
     let (state, next) = accepted(&state, &split);
     let yanked: Vec<String> = next
         .releases()
