@@ -99,3 +99,95 @@ fn signature_lines_with_nonzero_trailing_bits_are_read_as_go_reads_them() {
         );
     }
 }
+
+/// Notes at the edges of signed-note's syntax get Go's verdict: the text
+/// and the signature lines as Go's `note.Open` splits and reads them.
+#[test]
+fn note_syntax_edges_get_gos_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = SignerKey::from_seed("example.com/log", Algorithm::Ed25519, [7; 32]).unwrap();
+    let vkey = log.verifier();
+    let signed = |text: &str| {
+        let mut note = Note::new(text).unwrap();
+        note.sign(&log).unwrap();
+        note.to_string()
+    };
+    let line = |text: &str| signed(text).lines().last().unwrap().to_owned();
+    let text = "a\n\nb\n";
+    let good = signed(text);
+    let other = SignerKey::from_seed("example.com/other", Algorithm::Ed25519, [9; 32]).unwrap();
+    let mut foreign = Note::new(text).unwrap();
+    foreign.sign(&other).unwrap();
+    let foreign_line = foreign.signatures()[0].to_string();
+    let many = |n: usize| {
+        let mut out = good.clone();
+        for _ in 1..n {
+            out.push_str(&foreign_line);
+            out.push('\n');
+        }
+        out
+    };
+    let cases: Vec<(&str, String)> = vec![
+        ("a text with an empty line", good.clone()),
+        ("an empty-line-only text", signed("\n")),
+        ("no final newline", good.trim_end_matches('\n').to_owned()),
+        ("two blank lines", good.replacen("b\n\n", "b\n\n\n", 1)),
+        ("an unknown key's line", format!("{good}{foreign_line}\n")),
+        ("100 lines", many(100)),
+        ("101 lines", many(101)),
+        ("a tab", signed("a\n").replace('a', "a\t")),
+        ("a CR", format!("{}\r\n", good.trim_end_matches('\n'))),
+        (
+            "a name with a no-break space",
+            format!(
+                "{good}— x\u{a0}y {}\n",
+                &foreign_line[foreign_line.rfind(' ').unwrap() + 1..]
+            ),
+        ),
+        (
+            "a name with an ideographic space",
+            format!(
+                "{good}— x\u{3000}y {}\n",
+                &foreign_line[foreign_line.rfind(' ').unwrap() + 1..]
+            ),
+        ),
+        (
+            "a name with a plus",
+            format!(
+                "{good}— x+y {}\n",
+                &foreign_line[foreign_line.rfind(' ').unwrap() + 1..]
+            ),
+        ),
+        ("unpadded base64", format!("{good}— x AAAAAAA\n")),
+        ("four bytes only", format!("{good}— x AAAAAA==\n")),
+        (
+            "two spaces",
+            good.replacen("— example.com/log ", "— example.com/log  ", 1),
+        ),
+        ("the log's line twice", format!("{good}{}\n", line(text))),
+        (
+            "another text's line of the log",
+            format!("{good}{}\n", line("c\n")),
+        ),
+    ];
+    for (what, note) in cases {
+        let go = go_open(dir.path(), &vkey.to_string(), note.as_bytes());
+        let ours = Checkpoint::open(note.as_bytes(), &vkey)
+            .map(|_| ())
+            .or_else(|e| {
+                Note::parse(note.as_bytes())
+                    .and_then(|n| n.verify(&vkey))
+                    .map_err(|_| e)
+            });
+        // The one chosen difference: a second, invalid line of the known
+        // key. Go verifies only a key's first line and drops the others;
+        // C2SP says a client SHOULD reject a note whose known key's
+        // signature fails, and Note::verify does.
+        let differs = what == "another text's line of the log";
+        assert_eq!(
+            go.starts_with("accept") != differs,
+            ours.is_ok(),
+            "{what}: Go says {go}, we say {ours:?}:\n{note}"
+        );
+    }
+}
