@@ -569,6 +569,15 @@ fn check_characters(text: &str) -> Result<(), JournalError> {
     Ok(())
 }
 
+/// The base64 of signature lines as Go's `base64.StdEncoding` reads it
+/// (`note.Open`): padding required, but nonzero unused bits in the last
+/// character allowed. A line another key wrote so must be ignored (C2SP:
+/// signatures of unknown keys are ignored), not make the note malformed.
+const SIGNATURE_BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
+);
+
 fn parse_signature(line: &str) -> Result<NoteSignature, (usize, JournalError)> {
     let Some(rest) = line.strip_prefix("— ") else {
         return Err((
@@ -590,7 +599,7 @@ fn parse_signature(line: &str) -> Result<NoteSignature, (usize, JournalError)> {
         ));
     }
     let b64_col = 3 + name.chars().count() + 1;
-    let bytes = STANDARD.decode(b64).ok().filter(|b| b.len() >= 5);
+    let bytes = SIGNATURE_BASE64.decode(b64).ok().filter(|b| b.len() >= 5);
     let Some(bytes) = bytes else {
         return Err((
             b64_col,

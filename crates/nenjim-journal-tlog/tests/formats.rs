@@ -388,9 +388,12 @@ proptest! {
         prop_assert_eq!(Checkpoint::open(signed.as_bytes(), &vkey).unwrap().0, checkpoint);
         let skey = SignerKey::parse(&signer.to_key_string()).unwrap();
         prop_assert_eq!(skey.to_key_string(), signer.to_key_string());
-        // One flipped byte of the signed note is refused.
+        // One flipped byte of the signed note is refused. (Not the last
+        // base64 character, `len - 3`: its low bits are unused, so a flip
+        // there may spell the same signature, which Go's note.Open
+        // accepts too; see tests/audit.rs.)
         let bytes = signed.as_bytes();
-        for at in [0, bytes.len() / 2, bytes.len() - 3] {
+        for at in [0, bytes.len() / 2, bytes.len() - 4] {
             let mut bad = bytes.to_vec();
             bad[at] ^= 0x01;
             prop_assert!(Checkpoint::open(&bad, &vkey).is_err());

@@ -3,6 +3,7 @@
 //! file of `tests/` is a module.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod audit;
 mod formats;
 mod hardening_fuzz;
 mod interop_go;
