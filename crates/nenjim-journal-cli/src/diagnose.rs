@@ -53,16 +53,11 @@ pub struct Diagnosis {
 pub fn scan(root: &Path, examples: bool, max_errors: usize) -> Result<Diagnosis, CliError> {
     let address = crate::address::locate(root)?;
     let (fs, inner) = crate::address::file_system(&address);
-    let mut diagnosis = scan_with(&*fs, inner, examples, max_errors)?;
-    if let Address::Object { store, .. } = &address {
-        let location = store.location();
-        diagnosis.errors = diagnosis
-            .errors
-            .into_iter()
-            .map(|e| in_store(e, &location))
-            .collect();
-    }
-    Ok(diagnosis)
+    let diagnosis = scan_with(&*fs, inner, examples, max_errors)?;
+    Ok(Diagnosis {
+        errors: named_for(&address, diagnosis.errors),
+        truncated: diagnosis.truncated,
+    })
 }
 
 /// [`scan`] of the root at `root` in `fs` (paths inside the store).
@@ -160,20 +155,26 @@ pub fn scan_ledger(root: &Path, max_errors: usize) -> Result<Option<Diagnosis>, 
             nenjim_journal_fs::diagnose_recorded(&*fs, &reader, inner, max_errors)?
         }
     };
-    let location = match &address {
-        Address::Object { store, .. } => Some(store.location()),
-        _ => None,
-    };
     Ok(found.map(|(errors, truncated)| Diagnosis {
-        errors: errors
-            .into_iter()
-            .map(|e| match &location {
-                Some(location) => in_store(CliError::Journal(e), location),
-                None => CliError::Journal(e),
-            })
-            .collect(),
+        errors: named_for(
+            &address,
+            errors.into_iter().map(CliError::Journal).collect(),
+        ),
         truncated,
     }))
+}
+
+/// `errors` of the root at `address` with their files named as the root
+/// was given: a root in a bucket names them by the bucket's URL
+/// ([`in_store`]), any other root as they are.
+pub fn named_for(address: &Address, errors: Vec<CliError>) -> Vec<CliError> {
+    match address {
+        Address::Object { store, .. } => {
+            let location = store.location();
+            errors.into_iter().map(|e| in_store(e, &location)).collect()
+        }
+        _ => errors,
+    }
 }
 
 /// `error` with its path (inside a store) named by the store's URL: the

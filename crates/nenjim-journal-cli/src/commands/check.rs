@@ -11,9 +11,6 @@
 
 use serde::Serialize;
 
-use nenjim_journal_store::BlobStore as _;
-
-use crate::address::Address;
 use crate::args::CheckArgs;
 use crate::diagnose;
 use crate::failure::{CliError, Status};
@@ -210,12 +207,10 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
             // is the report (its file named by URL for a root given by
             // URL, as the scan names them).
             _ => diagnose::Diagnosis {
-                errors: vec![match crate::address::locate(&args.root.root) {
-                    Ok(Address::Object { store, .. }) => {
-                        diagnose::in_store(first, &store.location())
-                    }
-                    _ => first,
-                }],
+                errors: match crate::address::locate(&args.root.root) {
+                    Ok(address) => diagnose::named_for(&address, vec![first]),
+                    Err(_) => vec![first],
+                },
                 truncated: false,
             },
         },
