@@ -171,13 +171,19 @@ fn ingest_all(
         (Some((_, error)), _) => Err(error),
         (None, None) => Ok(state),
         // Every recorded revision is parsed or fails: none can be missing.
-        (None, Some(sequence)) => Err(mismatch(
-            crate::ledger::entry_path(root, *sequence),
-            format!(
-                "found no revision read for sequence {sequence}, expected every recorded revision to be read"
-            ),
-        )),
+        (None, Some(sequence)) => Err(unread(root, *sequence)),
     }
+}
+
+/// The error of a recorded revision that was neither parsed nor refused
+/// (every one is one or the other: an invariant of the pipeline).
+fn unread(root: &Path, sequence: u64) -> JournalError {
+    mismatch(
+        crate::ledger::entry_path(root, sequence),
+        format!(
+            "found no revision read for sequence {sequence}, expected every recorded revision to be read"
+        ),
+    )
 }
 
 /// `revisions` (ascending by sequence) by artifact, each artifact's in
@@ -387,14 +393,9 @@ pub(crate) fn diagnose(
         }
         let outcome = match parsed.remove(&sequence) {
             Some(revision) => ingest_at(&mut state, root, sequence, revision),
-            None => Err(failed.remove(&sequence).unwrap_or_else(|| {
-                mismatch(
-                    crate::ledger::entry_path(root, sequence),
-                    format!(
-                        "found no revision read for sequence {sequence}, expected every recorded revision to be read"
-                    ),
-                )
-            })),
+            None => Err(failed
+                .remove(&sequence)
+                .unwrap_or_else(|| unread(root, sequence))),
         };
         if let Err(error) = outcome {
             stopped.insert(pointer.coordinate());
