@@ -101,6 +101,28 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     }
 }
 
+/// Exactly one rustls crypto provider in the whole graph (ring): with two
+/// linked, rustls cannot choose a process default and every TLS
+/// connection that relies on it panics (issue 30).
+fn one_crypto_provider() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("xtask: one crypto provider: cargo tree --workspace --all-features -i aws-lc-rs");
+    let output = Command::new(&cargo)
+        .args(["tree", "--workspace", "--all-features", "-e", "all"])
+        .args(["-i", "aws-lc-rs"])
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() || !stderr.contains("did not match any packages") {
+        return Err(format!(
+            "found aws-lc-rs in the dependency graph, expected ring as the one rustls crypto provider:\n{}{stderr}",
+            String::from_utf8_lossy(&output.stdout)
+        ));
+    }
+    Ok(())
+}
+
 /// Cargo's target directory: `CARGO_TARGET_DIR`, else `target/` of the
 /// workspace.
 fn target_dir() -> PathBuf {
@@ -115,6 +137,7 @@ fn ci() -> Result<(), String> {
     let path = provision::provision(&target_dir())?;
     let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
+    one_crypto_provider()?;
     cargo(
         &[
             "clippy",

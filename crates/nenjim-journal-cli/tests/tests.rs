@@ -9,7 +9,8 @@
 //! two meet), `s3` (the README's S3 example against moto's server) and
 //! `verifiable` (issue 23: `checkpoint`, `verify`, `prove` checked by Go's
 //! `tlog.CheckRecord`, `witness`, `verify --quorum`; `s3_verifiable` the
-//! same on a bucket root against moto).
+//! same on a bucket root against moto), `tls` (NATS and S3 roots over TLS,
+//! with a test CA: trusted, refused, mutual TLS).
 
 mod cache;
 mod cli;
@@ -21,4 +22,5 @@ mod operators_combined;
 mod publish;
 mod s3;
 mod s3_verifiable;
+mod tls;
 mod verifiable;

@@ -98,17 +98,21 @@ impl Connection {
             }
             Auth::Token(token) => connect.token(token.clone()),
         };
-        if let Some(ca) = &credentials.ca {
-            connect = connect.add_root_certificates(ca.clone());
-        }
-        if let Some((cert, key)) = &credentials.client_cert {
-            connect = connect.add_client_certificate(cert.clone(), key.clone());
-        }
+        // Always our own TLS configuration, on the workspace's one crypto
+        // provider (ring): also when the server alone asks for TLS.
+        connect = connect.tls_client_config(crate::tls::client_config(credentials, &address)?);
         if credentials.tls() {
             connect = connect.require_tls(true);
         }
         let server = format!("{}:{}", root.host, root.port);
         let client = runtime.block_on(connect.connect(server)).map_err(|e| {
+            if let Some(problem) = crate::tls::certificate_problem(&e, credentials) {
+                return error::error(
+                    ErrorKind::Io,
+                    format!("cannot connect to the NATS server of {address}: {problem}"),
+                )
+                .with_path(&address);
+            }
             let how = match setting {
                 "none" => String::new(),
                 setting => format!(" (authenticating with {setting})"),

@@ -126,6 +126,7 @@ pub mod lease;
 pub mod ledger;
 pub mod reading;
 mod seam;
+mod tls;
 mod writer;
 
 use std::fmt;

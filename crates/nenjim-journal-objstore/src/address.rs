@@ -17,6 +17,10 @@
 //! `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME` with
 //! `AZURE_STORAGE_ACCOUNT_KEY` (or `AZURE_STORAGE_ACCESS_KEY`, a SAS token,
 //! a client secret …), `AZURE_STORAGE_USE_EMULATOR=true` for Azurite.
+//!
+//! Over HTTPS a store trusts the system's roots and, besides them, the PEM
+//! files named by `AWS_CA_BUNDLE` (S3) and `SSL_CERT_FILE` (see
+//! [`crate::tls`]).
 
 use std::io;
 use std::path::PathBuf;
@@ -95,7 +99,10 @@ where
     };
     let env: Vec<(String, String)> = env
         .into_iter()
-        .filter(|(k, _)| !variables.is_empty() && k.as_ref().starts_with(variables))
+        .filter(|(k, _)| {
+            let k = k.as_ref();
+            !variables.is_empty() && (k.starts_with(variables) || k == "SSL_CERT_FILE")
+        })
         .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
         .collect();
     // Each builder with the variables it knows, as `from_env` sets them.
@@ -126,16 +133,24 @@ where
             "found no bucket in {text}, expected {scheme}://<bucket>/<prefix>"
         )));
     }
+    let connector = || -> io::Result<crate::tls::Connector> {
+        crate::tls::install_crypto_provider();
+        Ok(crate::tls::Connector {
+            roots: crate::tls::extra_roots(&env)?,
+        })
+    };
     let store: Arc<dyn ObjectStore> = match scheme {
         "memory" => Arc::new(object_store::memory::InMemory::new()),
         "s3" => Arc::new(
             configured!(object_store::aws::AmazonS3Builder::new())
+                .with_http_connector(connector()?)
                 .with_bucket_name(bucket)
                 .build()
                 .map_err(config)?,
         ),
         "gs" => Arc::new(
             configured!(object_store::gcp::GoogleCloudStorageBuilder::new())
+                .with_http_connector(connector()?)
                 .with_bucket_name(bucket)
                 .build()
                 .map_err(config)?,
@@ -153,6 +168,7 @@ where
             }
             Arc::new(
                 configured!(object_store::azure::MicrosoftAzureBuilder::new())
+                    .with_http_connector(connector()?)
                     .with_container_name(bucket)
                     .build()
                     .map_err(config)?,

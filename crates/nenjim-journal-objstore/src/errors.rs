@@ -7,6 +7,14 @@ use nenjim_journal_store::Version;
 
 /// The io error of an `object_store` error, with the local file system's kinds.
 pub(crate) fn io_error(error: object_store::Error) -> io::Error {
+    if let Some(problem) = crate::tls::certificate_problem(&error) {
+        return io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{problem}: expected a certificate signed by a CA of the system's roots or of the PEM file named by AWS_CA_BUNDLE or SSL_CERT_FILE (set one of them to the CA file)"
+            ),
+        );
+    }
     let kind =
         match &error {
             object_store::Error::NotFound { .. } => io::ErrorKind::NotFound,

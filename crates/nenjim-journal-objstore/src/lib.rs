@@ -64,7 +64,8 @@
 //! `listing.rs` (directories as prefixes, the read-ahead of a root's
 //! listings, `.keep`), `settle.rs` (a lost or refused answer settled by
 //! reading back), `multipart.rs` (blobs: the spool and the multipart
-//! upload), `reader.rs` (streamed bodies), `address.rs` (URLs).
+//! upload), `reader.rs` (streamed bodies), `address.rs` (URLs), `tls.rs`
+//! (the one crypto provider, the CA files, certificate errors).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -92,6 +93,7 @@ mod listing;
 mod multipart;
 mod reader;
 mod settle;
+pub mod tls;
 
 pub use address::{Address, parse_address, parse_address_with_env};
 pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};

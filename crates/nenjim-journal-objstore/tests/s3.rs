@@ -169,6 +169,7 @@ fn race_process() {
         return;
     };
     let endpoint = std::env::var("NENJIM_RACE_ENDPOINT").unwrap();
+    nenjim_journal_objstore::tls::install_crypto_provider();
     let bucket: Arc<dyn object_store::ObjectStore> = Arc::new(
         object_store::aws::AmazonS3Builder::new()
             .with_endpoint(endpoint)

@@ -24,6 +24,8 @@
 //! - [`moto`]: the S3 protocol server of the bucket tests;
 //! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
 //!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
+//! - `tls` (feature `tls`): a test CA and the server and client
+//!   certificates it signs, as PEM files (NATS and S3 over TLS);
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
 //!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
@@ -47,3 +49,5 @@ pub mod nats;
 pub mod signed;
 pub mod texts;
 pub mod tlog_checks;
+#[cfg(feature = "tls")]
+pub mod tls;

@@ -3,7 +3,6 @@
 //! killed on drop. `cargo xtask ci` installs it; without it a test fails (never
 //! skips).
 
-use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 
@@ -12,6 +11,10 @@ use std::process::{Child, Command, Stdio};
 pub struct Moto {
     child: Child,
     port: u16,
+    /// `http`, or `https` when started with a certificate.
+    scheme: &'static str,
+    /// The CA the tests' own requests trust, over TLS.
+    ca: Option<std::path::PathBuf>,
 }
 
 impl Moto {
@@ -23,6 +26,32 @@ impl Moto {
     /// test that needs it fails.
     #[allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
     pub fn start() -> Moto {
+        Moto::start_with(&[])
+    }
+
+    /// Starts the server over HTTPS with the certificate `cert` and its key
+    /// `key` (PEM files): its endpoint is `https://127.0.0.1:<port>`.
+    ///
+    /// # Panics
+    ///
+    /// As [`Moto::start`].
+    /// The server's own requests of the tests ([`Moto::create_bucket`],
+    /// [`Moto::put_object`]) trust the CA certificate `ca`.
+    ///
+    /// # Panics
+    ///
+    /// As [`Moto::start`].
+    #[cfg(feature = "object-store")]
+    pub fn start_tls(cert: &std::path::Path, key: &std::path::Path, ca: &std::path::Path) -> Moto {
+        let (cert, key) = (cert.display().to_string(), key.display().to_string());
+        let mut moto = Moto::start_with(&["-c", &cert, "-k", &key]);
+        moto.scheme = "https";
+        moto.ca = Some(ca.to_path_buf());
+        moto
+    }
+
+    #[allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+    fn start_with(args: &[&str]) -> Moto {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -37,11 +66,17 @@ impl Moto {
                 "-p",
                 &port.to_string(),
             ])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("python3 runs the moto S3 server (pip install 'moto[server]==5.1.18')");
-        let mut moto = Moto { child, port };
+        let mut moto = Moto {
+            child,
+            port,
+            scheme: "http",
+            ca: None,
+        };
         // Poll until it accepts connections (or exits: moto is missing).
         for _ in 0..600 {
             if let Some(status) = moto.child.try_wait().unwrap() {
@@ -63,9 +98,9 @@ impl Moto {
         self.port
     }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `http://127.0.0.1:<port>` (`https://` when started over TLS).
     pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// An S3 client of the bucket `name` (the tests' static credentials;
@@ -77,6 +112,9 @@ impl Moto {
     #[cfg(feature = "object-store")]
     #[allow(clippy::unwrap_used)]
     pub fn bucket(&self, name: &str) -> std::sync::Arc<dyn object_store::ObjectStore> {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
         std::sync::Arc::new(
             object_store::aws::AmazonS3Builder::new()
                 .with_endpoint(self.endpoint())
@@ -114,7 +152,21 @@ impl Moto {
     /// `PUT /<path>` with `body`, expecting 200.
     #[allow(clippy::unwrap_used)]
     fn put(&self, path: &str, body: &[u8]) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        match &self.ca {
+            None => self.put_over(stream, path, body),
+            #[cfg(feature = "object-store")]
+            Some(ca) => {
+                let connection = tls_client(ca);
+                self.put_over(rustls::StreamOwned::new(connection, stream), path, body);
+            }
+            #[cfg(not(feature = "object-store"))]
+            Some(_) => unreachable!("a TLS server is started with the object-store feature only"),
+        }
+    }
+
+    #[allow(clippy::unwrap_used)]
+    fn put_over(&self, mut stream: impl std::io::Read + std::io::Write, path: &str, body: &[u8]) {
         write!(
             stream,
             "PUT /{path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n\
@@ -125,10 +177,33 @@ impl Moto {
         )
         .unwrap();
         stream.write_all(body).unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
+        let mut answer = Vec::new();
+        // A TLS server may close without its close_notify: what was read counts.
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     }
+}
+
+/// A TLS client connection to `127.0.0.1` trusting the CA file `ca`.
+#[cfg(feature = "object-store")]
+#[allow(clippy::unwrap_used)]
+fn tls_client(ca: &std::path::Path) -> rustls::ClientConnection {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    rustls::ClientConnection::new(std::sync::Arc::new(config), "127.0.0.1".try_into().unwrap())
+        .unwrap()
 }
 
 impl Drop for Moto {
