@@ -70,6 +70,11 @@ pub enum Command {
     /// stops at) as `path:line:column: message` on stderr, with a count
     /// (`--max-errors N` stops after N), and exits 1 (2 when the root is
     /// missing, not a directory or unreadable, or on I/O errors).
+    ///
+    /// Warnings that repeat are summarised: of each kind (stray entry,
+    /// unrecorded revision file, deprecated license, empty blob) the first
+    /// 5 are printed, then one line with how many more there are;
+    /// `--all-warnings` prints every one. Warnings never change the exit code.
     Check(CheckArgs),
     /// Parse and validate single revision files, without chain context.
     ///
@@ -334,7 +339,7 @@ pub struct RootArgs {
     pub no_cache: bool,
 }
 
-/// `check <root> [--examples] [--json]`
+/// `check <root> [--examples] [--max-errors N] [--all-warnings] [--json]`
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -342,6 +347,13 @@ pub struct CheckArgs {
     /// Stop after this many errors (every error is reported by default).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_errors: Option<u64>,
+    /// Print every warning. By default each kind of warning (stray entry,
+    /// unrecorded revision file, deprecated license, empty blob) shows its
+    /// first 5, then one line saying how many more of that kind there are.
+    /// The JSON document always lists every warning; its
+    /// `warning_summary` holds what the text shows.
+    #[arg(long)]
+    pub all_warnings: bool,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 mod people;
+mod warnings;
 
 // ---------------------------------------------------------------- helpers
 

@@ -1,7 +1,8 @@
 //! End-to-end tests of the built `nenjim-journal` binary, in one test
 //! binary (every other file of `tests/` a module of it): `cache` (the
 //! read-through cache of a bucket root, its GETs counted), `cli` (the read
-//! commands, with `cli/people.rs`), `publish` (the commands that write),
+//! commands, with `cli/people.rs` and `cli/warnings.rs`, `check`'s
+//! summary of warnings that repeat), `publish` (the commands that write),
 //! `keygen` (a note signer key written, never over a file), `operators`
 //! (issue 20's unattended runs: the lease, `--wait`, signals,
 //! `init`, `events --follow`), `operator_checks` (issue 20's checks at

@@ -8,6 +8,10 @@
 //! warnings (the exit code stays 0). A signed root (format section 10) is
 //! said to be, with the key name its checkpoint names (read, not
 //! verified: `verify --key` verifies).
+//! Warnings that repeat are summarised: of each [`WarningKind`] the text
+//! shows the first [`SHOWN_PER_KIND`], then one line with how many more
+//! (`--all-warnings` shows every one); the JSON document lists every one
+//! and summarises them as the text does (`warning_summary`).
 
 use serde::Serialize;
 
@@ -17,7 +21,11 @@ use crate::failure::{CliError, Status};
 use crate::load::load;
 use crate::report::{ErrorJson, counted, path_text};
 use crate::ui::{Paint, Ui};
-use crate::warnings::release_warnings;
+use crate::warnings::{deprecated_licenses, empty_content};
+
+/// How many warnings of each kind the text shows, and `warning_summary`
+/// lists in `shown`, without `--all-warnings`.
+const SHOWN_PER_KIND: usize = 5;
 
 /// The `--json` document of a successful check.
 #[derive(Debug, Serialize)]
@@ -36,8 +44,9 @@ struct CheckDocument {
     elapsed_ms: u64,
     /// `*.journal.example` files not loaded (without `--examples`).
     skipped_examples: usize,
-    /// Valid but discouraged things (deprecated license identifiers, empty
-    /// blobs, stray files in a root with a ledger).
+    /// Valid but discouraged things in the latest revisions: every
+    /// deprecated license identifier and empty blob, one line each
+    /// (always all of them, with or without `--all-warnings`).
     warnings: Vec<String>,
     /// Revision files the root's ledger does not record (never loaded; a
     /// warning): record each with `nenjim-journal append <root> <file>`.
@@ -50,6 +59,160 @@ struct CheckDocument {
     /// names (its origin) and the checkpoint's size; `null` when the root
     /// is not signed. Read, not verified: `verify --key` verifies.
     signed: Option<SignedJson>,
+    /// The warnings of `stray`, `unrecorded` and `warnings`, counted by
+    /// kind, with the ones the text shows.
+    warning_summary: WarningSummary,
+}
+
+/// The kinds of warning a successful check gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WarningKind {
+    /// An entry the layout rules refuse, in a root with a ledger.
+    Stray,
+    /// A revision file the root's ledger does not record.
+    Unrecorded,
+    /// A deprecated SPDX identifier in a latest revision's release.
+    DeprecatedLicense,
+    /// An empty (0-byte) blob as a latest revision's release's content.
+    EmptyBlob,
+}
+
+impl WarningKind {
+    const ALL: [WarningKind; 4] = [
+        WarningKind::Stray,
+        WarningKind::Unrecorded,
+        WarningKind::DeprecatedLicense,
+        WarningKind::EmptyBlob,
+    ];
+
+    /// Its name in the line that counts the ones not shown.
+    fn name(self) -> &'static str {
+        match self {
+            WarningKind::Stray => "stray entry",
+            WarningKind::Unrecorded => "unrecorded revision file",
+            WarningKind::DeprecatedLicense => "deprecated license",
+            WarningKind::EmptyBlob => "empty blob",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The warnings counted by kind, with the ones the text shows.
+#[derive(Debug, Serialize)]
+struct WarningSummary {
+    /// Warnings of every kind.
+    count: usize,
+    /// How many of each kind are shown: 5, or `null` with `--all-warnings`.
+    limit: Option<usize>,
+    /// Whether some kind has more warnings than it shows.
+    cut: bool,
+    /// Every kind, always present (a count of 0 when there is none).
+    kinds: WarningKinds,
+}
+
+/// Each kind of warning, in a fixed order.
+#[derive(Debug, Serialize)]
+struct WarningKinds {
+    stray: KindSummary,
+    unrecorded: KindSummary,
+    deprecated_license: KindSummary,
+    empty_blob: KindSummary,
+}
+
+/// The warnings of one kind.
+#[derive(Debug, Serialize)]
+struct KindSummary {
+    count: usize,
+    /// The first ones (at most `limit`), as their full list has them.
+    shown: Vec<String>,
+    /// How many are not shown: `count` minus the length of `shown`.
+    more: usize,
+}
+
+impl KindSummary {
+    /// The summary of `entries` (all of one kind), of which `limit` are shown.
+    fn of<'a>(entries: impl Iterator<Item = &'a str>, limit: Option<usize>) -> KindSummary {
+        let mut summary = KindSummary {
+            count: 0,
+            shown: Vec::new(),
+            more: 0,
+        };
+        for entry in entries {
+            summary.count += 1;
+            if limit.is_none_or(|limit| summary.shown.len() < limit) {
+                summary.shown.push(entry.to_owned());
+            } else {
+                summary.more += 1;
+            }
+        }
+        summary
+    }
+}
+
+impl WarningSummary {
+    fn of(
+        stray: &[String],
+        unrecorded: &[String],
+        release: &[(WarningKind, String)],
+        limit: Option<usize>,
+    ) -> WarningSummary {
+        let of_kind = |kind: WarningKind| {
+            KindSummary::of(
+                release
+                    .iter()
+                    .filter(move |(k, _)| *k == kind)
+                    .map(|(_, w)| w.as_str()),
+                limit,
+            )
+        };
+        let kinds = WarningKinds {
+            stray: KindSummary::of(stray.iter().map(String::as_str), limit),
+            unrecorded: KindSummary::of(unrecorded.iter().map(String::as_str), limit),
+            deprecated_license: of_kind(WarningKind::DeprecatedLicense),
+            empty_blob: of_kind(WarningKind::EmptyBlob),
+        };
+        let all = [
+            &kinds.stray,
+            &kinds.unrecorded,
+            &kinds.deprecated_license,
+            &kinds.empty_blob,
+        ];
+        WarningSummary {
+            count: all.iter().map(|k| k.count).sum(),
+            limit,
+            cut: all.iter().any(|k| k.more > 0),
+            kinds,
+        }
+    }
+}
+
+/// Prints `warnings` in their order through `emit` (each a message
+/// without the `warning:` prefix), at most `limit` of each kind, then, for
+/// each kind with more, one line saying how many more there are.
+fn print_warnings(warnings: &[(WarningKind, String)], limit: Option<usize>, emit: &dyn Fn(&str)) {
+    let mut counts = [0_usize; WarningKind::ALL.len()];
+    for (kind, message) in warnings {
+        let count = &mut counts[kind.index()];
+        if limit.is_none_or(|limit| *count < limit) {
+            emit(message);
+        }
+        *count += 1;
+    }
+    let Some(limit) = limit else {
+        return;
+    };
+    for kind in WarningKind::ALL {
+        let count = counts[kind.index()];
+        if count > limit {
+            emit(&format!(
+                "… and {} ({count} in all; --all-warnings lists every one)",
+                counted(count - limit, &format!("more `{}` warning", kind.name()))
+            ));
+        }
+    }
 }
 
 /// Who signs a root's checkpoint.
@@ -87,14 +250,21 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
     let coordinates = service.coordinates()?;
     let mut revisions = 0;
     let mut releases = 0;
-    let mut warnings = Vec::new();
+    let mut release_warnings = Vec::new();
     for coordinate in &coordinates {
         revisions += service.revisions(coordinate)?.len();
         if let Some(latest) = service.latest(coordinate)? {
             releases += latest.releases().len();
-            warnings.extend(release_warnings(&latest));
+            for release in latest.releases() {
+                let deprecated = deprecated_licenses(release)
+                    .into_iter()
+                    .map(|w| (WarningKind::DeprecatedLicense, w));
+                let empty = empty_content(release).map(|w| (WarningKind::EmptyBlob, w));
+                release_warnings.extend(deprecated.chain(empty));
+            }
         }
     }
+    let limit = (!args.all_warnings).then_some(SHOWN_PER_KIND);
     let skipped_examples = if args.root.examples {
         0
     } else {
@@ -102,7 +272,13 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         let (fs, root) = crate::address::file_system(&address);
         diagnose::count_examples(&*fs, root)
     };
-    let unrecorded = super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?;
+    let unrecorded: Vec<String> =
+        super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?
+            .iter()
+            .map(|p| path_text(p))
+            .collect();
+    let stray = super::unrecorded::stray(&args.root.root, args.root.examples)?;
+    let warning_summary = WarningSummary::of(&stray, &unrecorded, &release_warnings, limit);
     let document = CheckDocument {
         command: "check",
         ok: true,
@@ -113,30 +289,41 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         releases,
         elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
         skipped_examples,
-        warnings,
-        unrecorded: unrecorded.iter().map(|p| path_text(p)).collect(),
-        stray: super::unrecorded::stray(&args.root.root, args.root.examples)?,
+        warnings: release_warnings.iter().map(|(_, w)| w.clone()).collect(),
+        unrecorded,
+        stray,
         signed: signed(&args.root.root, ui),
+        warning_summary,
     };
-    for entry in &document.stray {
-        ui.warn(&format!(
-            "{entry}; the root's ledger never loads it: move it out of the root"
-        ));
-    }
-    for file in &document.unrecorded {
-        ui.eprintln(&format!(
-            "{} {file}: not recorded by the root's ledger, so never loaded; record it with: nenjim-journal append {} {file}",
-            ui.err(Paint::Warn, "warning:"),
-            document.root
-        ));
-    }
+    let stray: Vec<_> = document
+        .stray
+        .iter()
+        .map(|entry| {
+            let message =
+                format!("{entry}; the root's ledger never loads it: move it out of the root");
+            (WarningKind::Stray, message)
+        })
+        .collect();
+    print_warnings(&stray, limit, &|message| ui.warn(message));
+    let unrecorded: Vec<_> = document
+        .unrecorded
+        .iter()
+        .map(|file| {
+            let message = format!(
+                "{file}: not recorded by the root's ledger, so never loaded; record it with: nenjim-journal append {} {file}",
+                document.root
+            );
+            (WarningKind::Unrecorded, message)
+        })
+        .collect();
+    print_warnings(&unrecorded, limit, &|message| {
+        ui.eprintln(&format!("{} {message}", ui.err(Paint::Warn, "warning:")));
+    });
     if args.json {
         ui.print_json(&document)?;
         return Ok(Status::Ok);
     }
-    for warning in &document.warnings {
-        ui.warn(warning);
-    }
+    print_warnings(&release_warnings, limit, &|message| ui.warn(message));
     let skipped = match skipped_examples {
         0 => String::new(),
         n => format!(
