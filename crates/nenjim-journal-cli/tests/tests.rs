@@ -1,5 +1,6 @@
 //! End-to-end tests of the built `nenjim-journal` binary, in one test
-//! binary (every other file of `tests/` a module of it): `cache` (the
+//! binary (every other file of `tests/` a module of it): `cluster` (NATS
+//! roots on a 3-node JetStream cluster), `cache` (the
 //! read-through cache of a bucket root, its GETs counted), `cli` (the read
 //! commands, with `cli/people.rs` and `cli/warnings.rs`, `check`'s
 //! summary of warnings that repeat), `publish` (the commands that write),
@@ -15,6 +16,7 @@
 
 mod cache;
 mod cli;
+mod cluster;
 mod keygen;
 mod nats;
 mod operator_checks;

@@ -148,11 +148,36 @@ fn config_error(message: impl Into<String>) -> JournalError {
     error::error(ErrorKind::Usage, message)
 }
 
-/// A parsed `nats://host:port/<name>`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Parsed {
+/// One server of a root's address: a host and a port.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Server {
     pub(crate) host: String,
     pub(crate) port: u16,
+}
+
+impl Server {
+    /// The host: a name, an IPv4 address, or a bracketed IPv6 address.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+/// `host:port`.
+impl fmt::Display for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.host, self.port)
+    }
+}
+
+/// A parsed `nats://host:port[,host:port…]/<name>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    pub(crate) servers: Vec<Server>,
     pub(crate) name: String,
 }
 
@@ -168,14 +193,17 @@ fn redacted(address: &str) -> String {
     }
 }
 
-/// Reads `nats://host[:port]/<name>`: `host` a name, an IPv4 address or a
-/// bracketed IPv6 address; `port` 1 to 65535 (default [`DEFAULT_PORT`]);
-/// `<name>` 1 to [`MAX_NAME_LEN`] ASCII letters, digits, `-` and `_`.
+/// Reads `nats://host[:port][,host[:port]…]/<name>`: one server, or
+/// several of one cluster separated by commas (the client connects to one
+/// that answers and moves to another when it is lost); each `host` a name,
+/// an IPv4 address or a bracketed IPv6 address, each `port` 1 to 65535
+/// (default [`DEFAULT_PORT`]); `<name>` 1 to [`MAX_NAME_LEN`] ASCII
+/// letters, digits, `-` and `_`, with one trailing `/` allowed.
 pub(crate) fn parse(address: &str) -> Result<Parsed, JournalError> {
     let shown = redacted(address);
     let bad = |what: String| {
         config_error(format!(
-            "found `{shown}`: {what}, expected a NATS root `nats://host:port/<name>`"
+            "found `{shown}`: {what}, expected a NATS root `nats://host:port/<name>` (or `nats://host1:port1,host2:port2,…/<name>` for a cluster)"
         ))
     };
     let Some(rest) = address.strip_prefix(SCHEME) else {
@@ -193,41 +221,18 @@ pub(crate) fn parse(address: &str) -> Result<Parsed, JournalError> {
                 .to_owned(),
         ));
     }
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, after) = v6
-            .split_once(']')
-            .ok_or_else(|| bad("an IPv6 address without its `]`".to_owned()))?;
-        if host.parse::<std::net::Ipv6Addr>().is_err() {
-            return Err(bad(format!("`{host}` is not an IPv6 address")));
+    let mut servers: Vec<Server> = Vec::new();
+    for one in authority.split(',') {
+        if one.is_empty() && authority.contains(',') {
+            return Err(bad("an empty server in the list".to_owned()));
         }
-        match after {
-            "" => (format!("[{host}]"), None),
-            port => match port.strip_prefix(':') {
-                Some(port) => (format!("[{host}]"), Some(port)),
-                None => return Err(bad(format!("`{after}` after the IPv6 address"))),
-            },
+        let server = server(one).map_err(&bad)?;
+        if servers.contains(&server) {
+            return Err(bad(format!("the server `{server}` named twice")));
         }
-    } else {
-        match authority.split_once(':') {
-            Some((host, port)) => (host.to_owned(), Some(port)),
-            None => (authority.to_owned(), None),
-        }
-    };
-    let host_ok = !host.is_empty()
-        && (host.starts_with('[')
-            || host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'));
-    if !host_ok {
-        return Err(bad(format!("`{host}` is not a host name or address")));
+        servers.push(server);
     }
-    let port = match port {
-        None => DEFAULT_PORT,
-        Some(text) => match text.parse::<u16>() {
-            Ok(port) if port != 0 && text.bytes().all(|b| b.is_ascii_digit()) => port,
-            _ => return Err(bad(format!("`{text}` is not a port from 1 to 65535"))),
-        },
-    };
+    let name = name.strip_suffix('/').unwrap_or(name);
     if name.is_empty() {
         return Err(bad("an empty root name".to_owned()));
     }
@@ -244,10 +249,49 @@ pub(crate) fn parse(address: &str) -> Result<Parsed, JournalError> {
         )));
     }
     Ok(Parsed {
-        host,
-        port,
+        servers,
         name: name.to_owned(),
     })
+}
+
+/// One `host[:port]` of an address; what is wrong with it otherwise.
+fn server(authority: &str) -> Result<Server, String> {
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6
+            .split_once(']')
+            .ok_or_else(|| "an IPv6 address without its `]`".to_owned())?;
+        if host.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("`{host}` is not an IPv6 address"));
+        }
+        match after {
+            "" => (format!("[{host}]"), None),
+            port => match port.strip_prefix(':') {
+                Some(port) => (format!("[{host}]"), Some(port)),
+                None => return Err(format!("`{after}` after the IPv6 address")),
+            },
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host.to_owned(), Some(port)),
+            None => (authority.to_owned(), None),
+        }
+    };
+    let host_ok = !host.is_empty()
+        && (host.starts_with('[')
+            || host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'));
+    if !host_ok {
+        return Err(format!("`{host}` is not a host name or address"));
+    }
+    let port = match port {
+        None => DEFAULT_PORT,
+        Some(text) => match text.parse::<u16>() {
+            Ok(port) if port != 0 && text.bytes().all(|b| b.is_ascii_digit()) => port,
+            _ => return Err(format!("`{text}` is not a port from 1 to 65535")),
+        },
+    };
+    Ok(Server { host, port })
 }
 
 #[cfg(test)]
@@ -257,18 +301,30 @@ mod tests {
 
     #[test]
     fn good_addresses_parse() {
-        let p = parse("nats://127.0.0.1:4333/main").unwrap();
+        let one = |address: &str| {
+            let p = parse(address).unwrap();
+            assert_eq!(p.servers.len(), 1, "{address}");
+            (p.servers[0].host.clone(), p.servers[0].port, p.name)
+        };
         assert_eq!(
-            (p.host.as_str(), p.port, p.name.as_str()),
-            ("127.0.0.1", 4333, "main")
+            one("nats://127.0.0.1:4333/main"),
+            ("127.0.0.1".to_owned(), 4333, "main".to_owned())
         );
-        let p = parse("nats://hub.example.org/journal_2-b").unwrap();
         assert_eq!(
-            (p.host.as_str(), p.port, p.name.as_str()),
-            ("hub.example.org", 4222, "journal_2-b")
+            one("nats://hub.example.org/journal_2-b"),
+            ("hub.example.org".to_owned(), 4222, "journal_2-b".to_owned())
         );
-        let p = parse("nats://[::1]:5000/x").unwrap();
-        assert_eq!((p.host.as_str(), p.port), ("[::1]", 5000));
+        assert_eq!(
+            one("nats://[::1]:5000/x"),
+            ("[::1]".to_owned(), 5000, "x".to_owned())
+        );
+        // One trailing slash is the same root.
+        assert_eq!(one("nats://h:7/x/"), ("h".to_owned(), 7, "x".to_owned()));
+        // A cluster: several servers, in the order given.
+        let p = parse("nats://h1:4001,h2,[::1]:4003/hub").unwrap();
+        let servers: Vec<String> = p.servers.iter().map(Server::to_string).collect();
+        assert_eq!(servers, ["h1:4001", "h2:4222", "[::1]:4003"]);
+        assert_eq!(p.name, "hub");
     }
 
     #[test]
@@ -287,6 +343,11 @@ mod tests {
             ("nats://u:secret@h:1/x", "credentials in the address"),
             ("nats://h:1/x?y", "a query or fragment"),
             ("nats://[zz]:1/x", "not an IPv6 address"),
+            ("nats://h:1/x//", "more than one path segment"),
+            ("nats://h1:1,,h2:2/x", "an empty server in the list"),
+            ("nats://h1:1,/x", "an empty server in the list"),
+            ("nats://h1:1,h1:1/x", "the server `h1:1` named twice"),
+            ("nats://h1:1,h2:x/x", "`x` is not a port"),
         ] {
             let e = parse(address).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Usage);

@@ -104,8 +104,18 @@ impl Connection {
         if credentials.tls() {
             connect = connect.require_tls(true);
         }
-        let server = format!("{}:{}", root.host, root.port);
-        let client = runtime.block_on(connect.connect(server)).map_err(|e| {
+        let servers = root
+            .servers
+            .iter()
+            .map(|s| format!("nats://{s}").parse::<async_nats::ServerAddr>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| {
+                error::error(
+                    ErrorKind::Usage,
+                    format!("found `{address}`: {e}, expected servers the client can reach"),
+                )
+            })?;
+        let client = runtime.block_on(connect.connect(servers)).map_err(|e| {
             if let Some(problem) = crate::tls::certificate_problem(&e, credentials) {
                 return error::error(
                     ErrorKind::Io,

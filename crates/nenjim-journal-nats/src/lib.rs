@@ -138,7 +138,7 @@ pub use address::Credentials;
 pub use backend::NatsBackend;
 pub use follow::{Follower, StopSignal};
 pub use lease::{Acquired, Lease, NatsLease};
-pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger};
+pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger, Replication};
 pub use reading::NatsSource;
 pub use writer::NatsJournalWriter;
 
@@ -168,8 +168,8 @@ impl Default for ClientOptions {
 /// A Journal root on a NATS JetStream server: `nats://host:port/<name>`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct NatsRoot {
-    pub(crate) host: String,
-    pub(crate) port: u16,
+    /// At least one.
+    pub(crate) servers: Vec<address::Server>,
     pub(crate) name: String,
     pub(crate) credentials: Credentials,
     pub(crate) options: ClientOptions,
@@ -185,10 +185,17 @@ impl fmt::Debug for NatsRoot {
     }
 }
 
-/// `nats://host:port/<name>`.
+/// `nats://host:port/<name>`, or `nats://host1:port1,host2:port2,…/<name>`.
 impl fmt::Display for NatsRoot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "nats://{}:{}/{}", self.host, self.port, self.name)
+        f.write_str("nats://")?;
+        for (i, server) in self.servers.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{server}")?;
+        }
+        write!(f, "/{}", self.name)
     }
 }
 
@@ -211,8 +218,7 @@ impl NatsRoot {
     {
         let parsed = address::parse(address)?;
         Ok(NatsRoot {
-            host: parsed.host,
-            port: parsed.port,
+            servers: parsed.servers,
             name: parsed.name,
             credentials: Credentials::from_env(env)?,
             options: ClientOptions::default(),
@@ -224,14 +230,23 @@ impl NatsRoot {
         &self.name
     }
 
-    /// The server's host.
+    /// The first server's host (of a cluster, the first one named).
     pub fn host(&self) -> &str {
-        &self.host
+        self.servers.first().map_or("", |s| s.host.as_str())
     }
 
-    /// The server's port.
+    /// The first server's port (of a cluster, the first one named).
     pub fn port(&self) -> u16 {
-        self.port
+        self.servers
+            .first()
+            .map_or(address::DEFAULT_PORT, |s| s.port)
+    }
+
+    /// Every server the address names, in its order (one, or several of a
+    /// cluster): the client connects to one that answers and moves to
+    /// another when it is lost.
+    pub fn servers(&self) -> &[address::Server] {
+        &self.servers
     }
 
     /// The credentials the client connects with.

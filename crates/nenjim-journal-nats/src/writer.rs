@@ -47,6 +47,9 @@ impl NatsJournalWriter {
         // the bucket must exist first (the stream is created by the
         // writer's `Ledger::create`, when the root has none).
         backend.ledger().lease_bucket(true)?;
+        // What decides a refusal (the lease, a blob's presence) is read
+        // from each bucket's leader, never from a replica that can lag.
+        backend.ledger().ensure_leader_reads()?;
         let root = backend.root_path().to_path_buf();
         let options = match options.content_store_dir() {
             Some(_) => options,

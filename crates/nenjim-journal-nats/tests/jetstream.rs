@@ -582,14 +582,31 @@ pub(crate) mod raw {
 
     impl Raw {
         pub fn connect(server: &NatsServer) -> Raw {
+            Raw::connect_to(&server.url())
+        }
+
+        /// A raw client of the server(s) of `url` (`nats://h:p[,h:p…]`).
+        pub fn connect_to(url: &str) -> Raw {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
-            let js = runtime.block_on(async {
-                jetstream::new(async_nats::connect(server.url()).await.unwrap())
-            });
+            let servers: Vec<async_nats::ServerAddr> = url
+                .trim_start_matches("nats://")
+                .split(',')
+                .map(|s| format!("nats://{s}").parse().unwrap())
+                .collect();
+            let js = runtime
+                .block_on(async { jetstream::new(async_nats::connect(servers).await.unwrap()) });
             Raw { runtime, js }
+        }
+
+        /// The configuration of the stream `stream`.
+        pub fn stream_config(&self, stream: &str) -> jetstream::stream::Config {
+            self.runtime.block_on(async {
+                let mut stream = self.js.get_stream(stream).await.unwrap();
+                stream.info().await.unwrap().config.clone()
+            })
         }
 
         /// The headers and body of message `sequence` of `stream`.

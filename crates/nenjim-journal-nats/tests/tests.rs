@@ -6,6 +6,7 @@
 
 mod assembly;
 mod audit;
+mod cluster;
 mod credentials;
 mod jetstream;
 mod processes;

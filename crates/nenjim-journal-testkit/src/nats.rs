@@ -76,7 +76,7 @@ impl NatsServer {
     }
 
     /// The binary: `NENJIM_NATS_SERVER` or `nats-server` on `PATH`.
-    fn binary() -> PathBuf {
+    pub(crate) fn binary() -> PathBuf {
         std::env::var_os("NENJIM_NATS_SERVER")
             .map_or_else(|| PathBuf::from("nats-server"), PathBuf::from)
     }
@@ -192,4 +192,261 @@ impl Drop for NatsServer {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// A JetStream cluster of `nats-server` processes on 127.0.0.1, each on
+/// free client, route and monitoring ports with a store directory of its
+/// own, routed to every other, and configured as the README says a hub
+/// must be: `sync_interval: always` (every acknowledged write is on disk
+/// before the acknowledgement). Nodes can be killed (SIGKILL), stopped
+/// and restarted on the same ports and directories; each is stopped by
+/// its PID on drop.
+#[derive(Debug)]
+pub struct NatsCluster {
+    nodes: Vec<Node>,
+    binary: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+#[derive(Debug)]
+struct Node {
+    name: String,
+    port: u16,
+    monitor: u16,
+    config: PathBuf,
+    child: Option<Child>,
+}
+
+impl NatsCluster {
+    /// Starts `size` servers as one cluster and waits until each answers
+    /// its health check with JetStream ready (a meta leader elected).
+    ///
+    /// # Panics
+    ///
+    /// As [`NatsServer::start`].
+    pub fn start(size: usize) -> NatsCluster {
+        let dir = tempfile::tempdir().expect("a temporary directory for the cluster");
+        // Hold every port's listener until all are chosen, so that no two
+        // nodes get the same one.
+        let mut held = Vec::new();
+        let mut ports = Vec::new();
+        for _ in 0..size * 3 {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
+            ports.push(listener.local_addr().expect("a bound port").port());
+            held.push(listener);
+        }
+        drop(held);
+        let routes: Vec<String> = (0..size)
+            .map(|i| format!("\"nats-route://127.0.0.1:{}\"", ports[i * 3 + 1]))
+            .collect();
+        let mut nodes = Vec::new();
+        for i in 0..size {
+            let (port, route, monitor) = (ports[i * 3], ports[i * 3 + 1], ports[i * 3 + 2]);
+            let name = format!("n{}", i + 1);
+            let store = dir.path().join(&name);
+            let config = dir.path().join(format!("{name}.conf"));
+            std::fs::write(
+                &config,
+                format!(
+                    "server_name: {name}\nlisten: \"127.0.0.1:{port}\"\nhttp: \"127.0.0.1:{monitor}\"\n\
+                     jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n\
+                     cluster {{\n  name: nenjim\n  listen: \"127.0.0.1:{route}\"\n  routes: [{}]\n}}\n",
+                    store.display(),
+                    routes.join(", ")
+                ),
+            )
+            .expect("a node's configuration file");
+            nodes.push(Node {
+                name,
+                port,
+                monitor,
+                config,
+                child: None,
+            });
+        }
+        let mut cluster = NatsCluster {
+            nodes,
+            binary: NatsServer::binary(),
+            _dir: dir,
+        };
+        for i in 0..size {
+            cluster.spawn(i);
+        }
+        for i in 0..size {
+            cluster.wait_healthy(i);
+        }
+        cluster
+    }
+
+    fn spawn(&mut self, i: usize) {
+        let binary = &self.binary;
+        let node = &mut self.nodes[i];
+        let child = Command::new(binary)
+            .arg("-c")
+            .arg(&node.config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run {} ({e}): the NATS tests need nats-server with JetStream; install it with {INSTALL}",
+                    binary.display()
+                )
+            });
+        node.child = Some(child);
+    }
+
+    /// Polls node `i`'s `/healthz` until it answers 200: its JetStream is
+    /// up, a meta leader is known and its streams are current.
+    fn wait_healthy(&mut self, i: usize) {
+        for _ in 0..1200 {
+            if let Some(child) = self.nodes[i].child.as_mut()
+                && let Some(status) = child.try_wait().expect("the server's status")
+            {
+                self.nodes[i].child = None;
+                panic!(
+                    "nats-server {} exited ({status}) before it was healthy; install it with {INSTALL}",
+                    self.nodes[i].name
+                );
+            }
+            if http_ok(self.nodes[i].monitor, "/healthz") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!(
+            "nats-server {} of the cluster was not healthy within 60 s",
+            self.nodes[i].name
+        );
+    }
+
+    /// How many nodes.
+    pub fn size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// `nats://127.0.0.1:<p1>,127.0.0.1:<p2>,…`: every node.
+    pub fn url(&self) -> String {
+        let servers: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        format!("nats://{}", servers.join(","))
+    }
+
+    /// `<url>/<name>`: the root `name` on the cluster, named by every node.
+    pub fn root(&self, name: &str) -> String {
+        format!("{}/{name}", self.url())
+    }
+
+    /// Node `i`'s client port.
+    pub fn port(&self, i: usize) -> u16 {
+        self.nodes[i].port
+    }
+
+    /// Node `i`'s server name (`n1`, `n2`, …), as stream info names a leader.
+    pub fn name(&self, i: usize) -> &str {
+        &self.nodes[i].name
+    }
+
+    /// The index of the node called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Node `i`'s process id, while it runs.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.nodes[i].child.as_ref().map(Child::id)
+    }
+
+    /// The name of the leader of the stream `stream`, from node `i`'s
+    /// monitoring endpoint (`/jsz?streams=true`), when one is known.
+    pub fn stream_leader(&self, i: usize, stream: &str) -> Option<String> {
+        let body = http_get(self.nodes[i].monitor, "/jsz?streams=true&config=true")?;
+        // The JSON has `"name":"<stream>"` ... `"leader":"<node>"` within
+        // the stream's `cluster` object: read it without a JSON parser.
+        let at = body.find(&format!("\"name\":\"{stream}\""))?;
+        let rest = &body[at..];
+        let leader = rest.find("\"leader\":\"")? + "\"leader\":\"".len();
+        let end = rest[leader..].find('"')?;
+        Some(rest[leader..leader + end].to_owned())
+    }
+
+    /// Kills node `i` (SIGKILL to its PID) and reaps it.
+    pub fn kill(&mut self, i: usize) {
+        if let Some(mut child) = self.nodes[i].child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops node `i` gracefully (SIGTERM to its PID, then waits for it).
+    pub fn stop(&mut self, i: usize) {
+        if let Some(mut child) = self.nodes[i].child.take() {
+            let status = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status();
+            if !status.is_ok_and(|s| s.success()) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts node `i` again (same ports and store directory) and waits
+    /// until it is healthy.
+    pub fn start_node(&mut self, i: usize) {
+        if self.nodes[i].child.is_none() {
+            self.spawn(i);
+        }
+        self.wait_healthy(i);
+    }
+
+    /// Starts every node that is not running, then waits until each is
+    /// healthy (a whole cluster restarted after all nodes were killed:
+    /// no node is healthy before a quorum is back).
+    pub fn start_all(&mut self) {
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].child.is_none() {
+                self.spawn(i);
+            }
+        }
+        for i in 0..self.nodes.len() {
+            self.wait_healthy(i);
+        }
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        for i in 0..self.nodes.len() {
+            self.kill(i);
+        }
+    }
+}
+
+/// `GET <path>` of the HTTP server on 127.0.0.1:`port`: the body of a 200.
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    if !answer.starts_with("HTTP/1.1 200") {
+        return None;
+    }
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+}
+
+fn http_ok(port: u16, path: &str) -> bool {
+    http_get(port, path).is_some()
 }

@@ -62,6 +62,40 @@ struct CheckDocument {
     /// The warnings of `stray`, `unrecorded` and `warnings`, counted by
     /// kind, with the ones the text shows.
     warning_summary: WarningSummary,
+    /// Of a NATS root: how its ledger is replicated (`null` for a
+    /// directory or a bucket).
+    replication: Option<ReplicationJson>,
+}
+
+/// How a NATS root's ledger stream is replicated, as its leader says now.
+#[derive(Debug, Serialize)]
+struct ReplicationJson {
+    /// The stream's replicas (every bucket of the root has as many).
+    replicas: usize,
+    /// The server name of the stream's leader (`null`: none known now).
+    leader: Option<String>,
+    /// How many of the leader's followers are current.
+    current_followers: usize,
+    /// Whether the server is one of a cluster.
+    clustered: bool,
+    /// How many servers the cluster has.
+    cluster_size: usize,
+}
+
+/// How the NATS root `root` is replicated; `None` for another root.
+fn replication(root: &std::path::Path) -> Result<Option<ReplicationJson>, CliError> {
+    let crate::address::Address::Nats { root, .. } = crate::address::locate(root)? else {
+        return Ok(None);
+    };
+    let ledger = root.ledger()?;
+    let r = ledger.replication()?;
+    Ok(Some(ReplicationJson {
+        replicas: r.replicas,
+        leader: r.leader,
+        current_followers: r.current,
+        clustered: r.clustered,
+        cluster_size: ledger.cluster_size(),
+    }))
 }
 
 /// The kinds of warning a successful check gives.
@@ -294,7 +328,20 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         stray,
         signed: signed(&args.root.root, ui),
         warning_summary,
+        replication: replication(&args.root.root)?,
     };
+    if let Some(r) = &document.replication
+        && r.clustered
+        && r.replicas < 2
+    {
+        ui.warn(&format!(
+            "{}: its stream and buckets have 1 replica on a cluster of {} servers: losing that server's disk loses the hub, and while it is down nothing can be written; raise it with: nenjim-journal init {} --replicas {}",
+            document.root,
+            r.cluster_size,
+            document.root,
+            r.cluster_size.min(3)
+        ));
+    }
     let stray: Vec<_> = document
         .stray
         .iter()
@@ -338,8 +385,17 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         ),
         None => String::new(),
     };
+    let replicated = match &document.replication {
+        Some(r) => format!(
+            "; {} (leader {}, {} current)",
+            counted(r.replicas, "replica"),
+            r.leader.as_deref().unwrap_or("unknown"),
+            counted(r.current_followers, "follower"),
+        ),
+        None => String::new(),
+    };
     ui.summary(&format!(
-        "{} {}{}: {}, {}, {} (loaded in {:.3} s){skipped}{signed}\n",
+        "{} {}{}: {}, {}, {} (loaded in {:.3} s){skipped}{signed}{replicated}\n",
         ui.out(Paint::Good, "ok"),
         document.root,
         if document.examples {

@@ -73,10 +73,19 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         Address::Nats { root, .. } => {
             let ledger = root.ledger()?;
             let existed = ledger.exists()?;
-            ledger.create()?;
+            ledger.create_replicated(args.replicas.map(usize::from))?;
             !existed
         }
         Address::Local(_) | Address::Object { .. } => {
+            if let Some(replicas) = args.replicas {
+                return Err(CliError::usage(
+                    "Usage",
+                    format!(
+                        "found --replicas {replicas} for {}, expected it only for a NATS root (nats://…): a directory or a bucket keeps its own copies",
+                        path_text(&args.root)
+                    ),
+                ));
+            }
             created_root(args, &root_address, &*fs, root)?
         }
     };

@@ -114,6 +114,13 @@ pub struct InitArgs {
     /// store is refused).
     #[arg(long, requires = "store")]
     pub create: bool,
+    /// Of a NATS root (`nats://h1:p1,h2:p2,…/<name>`): keep N copies of
+    /// its stream and of every bucket, each on another server of the
+    /// cluster (default: 1 for a new root, an existing root's as they
+    /// are; more than the cluster's servers is refused). R3 across
+    /// failure domains is what a hub needs (README, "A hub on NATS").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub replicas: Option<u16>,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.

@@ -290,10 +290,18 @@ impl NatsBackend {
                 bucket: bucket.clone(),
                 history: 1,
                 storage: StorageType::File,
+                num_replicas: self.ledger.stream_replicas(),
                 description: format!("the transparency log of {}", conn.address),
                 ..Default::default()
             };
             conn.block_on(conn.js.create_key_value(config))
+                .map_err(io::Error::other)?;
+            // Its reads go to its leader, as the other buckets' (then the
+            // handle is opened again, without direct gets).
+            self.ledger
+                .ensure_leader_reads()
+                .map_err(io::Error::other)?;
+            conn.block_on(conn.js.get_key_value(bucket.clone()))
                 .map_err(io::Error::other)?
         } else {
             match conn.block_on(conn.js.get_key_value(bucket.clone())) {

@@ -1,0 +1,90 @@
+//! A root on a 3-node JetStream cluster (the testkit's `NatsCluster`:
+//! three `nats-server` processes routed to each other, `sync_interval:
+//! always`): replicas as asked for, reads that decide a refusal served by
+//! each stream's leader, and appends at R3 with no fault never refused.
+
+use nenjim_journal_api::append::JournalWriter as _;
+use nenjim_journal_api::error::ErrorKind;
+use nenjim_journal_nats::NatsRoot;
+use nenjim_journal_testkit::nats::NatsCluster;
+use nenjim_journal_testkit::texts::ts;
+use nenjim_journal_writer::WriterOptions;
+
+use crate::jetstream::raw::Raw;
+use crate::writer::{loaded, text, worldview};
+
+/// The root `name` on every node of `cluster`.
+pub(crate) fn cluster_root(cluster: &NatsCluster, name: &str) -> NatsRoot {
+    NatsRoot::parse_with_env(&cluster.root(name), Vec::<(String, String)>::new()).unwrap()
+}
+
+#[test]
+fn a_root_on_a_cluster_has_the_replicas_asked_for_and_never_more_than_servers() {
+    let cluster = NatsCluster::start(3);
+    let root = cluster_root(&cluster, "hub");
+    assert_eq!(root.servers().len(), 3);
+    let ledger = root.ledger().unwrap();
+    assert_eq!(ledger.cluster_size(), 3);
+    // More than the cluster has: refused, naming both numbers, nothing made.
+    let refused = ledger.create_replicated(Some(4)).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Usage);
+    assert!(
+        refused.message().contains("4 replicas") && refused.message().contains("3 servers"),
+        "{}",
+        refused.message()
+    );
+    assert!(!ledger.exists().unwrap());
+    ledger.create_replicated(Some(3)).unwrap();
+    let replication = ledger.replication().unwrap();
+    assert_eq!(replication.replicas, 3);
+    assert!(replication.clustered);
+    assert!(replication.leader.is_some());
+    // Every bucket as many, and read from its leader (no direct gets).
+    let raw = Raw::connect_to(&cluster.url());
+    for stream in ["NENJIM_hub", "KV_NENJIM_hub_lease", "OBJ_NENJIM_hub_blobs"] {
+        let config = raw.stream_config(stream);
+        assert_eq!(config.num_replicas, 3, "{stream}");
+        if stream != "NENJIM_hub" {
+            assert!(!config.allow_direct, "{stream}");
+        }
+    }
+    // An existing R3 root scaled down to R1 and up again.
+    ledger.create_replicated(Some(1)).unwrap();
+    assert_eq!(raw.stream_config("KV_NENJIM_hub_lease").num_replicas, 1);
+    ledger.create_replicated(Some(3)).unwrap();
+    assert_eq!(raw.stream_config("OBJ_NENJIM_hub_blobs").num_replicas, 3);
+    // `create()` keeps an existing root's replicas as they are.
+    root.ledger().unwrap().create().unwrap();
+    assert_eq!(raw.stream_config("NENJIM_hub").num_replicas, 3);
+}
+
+/// The reported false refusal: a writer puts a blob and at once appends
+/// the release that points at it; at R3 the blob check was sometimes
+/// served by a replica that had not applied the put yet (`BlobMissing`).
+#[test]
+fn two_hundred_releases_at_r3_with_no_fault_are_never_refused() {
+    let cluster = NatsCluster::start(3);
+    let root = cluster_root(&cluster, "hub");
+    root.ledger().unwrap().create_replicated(Some(3)).unwrap();
+    let mut writer = root.writer(WriterOptions::new()).unwrap();
+    for i in 0..200u32 {
+        let pointer = writer.put_blob(format!("artifact {i}").as_bytes()).unwrap();
+        let text = text(&format!("a{i}"), &ts(1), None, &[("1.0.0", pointer)]);
+        let appended = writer
+            .append(&text)
+            .unwrap_or_else(|e| panic!("append {i}: {e}"));
+        assert!(appended.is_new());
+    }
+    writer.close().unwrap();
+    // A fresh writer (a command's) right after: its lease and blob reads
+    // see everything.
+    let mut again = root.writer(WriterOptions::new()).unwrap();
+    let pointer = again.put_blob(b"one more").unwrap();
+    again
+        .append(&text("last", &ts(1), None, &[("1.0.0", pointer)]))
+        .unwrap();
+    again.close().unwrap();
+    let (state, tip) = loaded(&root);
+    assert_eq!(worldview(&state).len(), 201);
+    assert_eq!(tip, 201);
+}
