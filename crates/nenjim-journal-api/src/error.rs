@@ -125,6 +125,12 @@ pub enum ErrorKind {
     /// blob put by a writer with no content store): a usage error, not the
     /// journal's nor the machine's.
     Usage,
+    /// The backend did not answer for now (a request that timed out, a
+    /// stream whose leader is being elected, a server that is down): retry
+    /// later. The message says whether anything was committed ("nothing
+    /// was committed", or "re-running settles it" where a commit's answer
+    /// was lost: an append is idempotent).
+    Unavailable,
 }
 
 impl ErrorKind {
@@ -165,6 +171,7 @@ impl ErrorKind {
             ErrorKind::CheckpointMismatch => "CheckpointMismatch",
             ErrorKind::Rollback => "Rollback",
             ErrorKind::Usage => "Usage",
+            ErrorKind::Unavailable => "Unavailable",
         }
     }
 }

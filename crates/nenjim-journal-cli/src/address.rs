@@ -45,7 +45,10 @@ pub enum Address {
 pub fn locate(path: &Path) -> Result<Address, CliError> {
     match path.to_str() {
         Some(text) if text.starts_with("nats://") => {
-            let root = NatsRoot::parse(text)?;
+            // A command never gives up on a server it lost while it runs
+            // (`events --follow` rides out restarts); a request that no
+            // server answers times out as `Unavailable` (exit 75).
+            let root = NatsRoot::parse(text)?.reconnect_without_limit();
             Ok(Address::Nats {
                 path: PathBuf::from(root.to_string()),
                 root: Box::new(root),

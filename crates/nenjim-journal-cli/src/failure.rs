@@ -3,10 +3,12 @@
 //!
 //! The mapping of Journal errors: the root-access kinds (`RootMissing`,
 //! `RootNotDirectory`, `RootUnreadable`), `Io` and `Usage` are usage or I/O
-//! problems (exit code 2); `LeaseHeld`, `TipMoved` and `LeaseLost` are refusals to
-//! retry later (exit code 75, sysexits' `EX_TEMPFAIL`: another writer holds
-//! the root, committed first or took this writer's expired lease over;
-//! nothing of the refused append was written); every other kind says the
+//! problems (exit code 2); `LeaseHeld`, `TipMoved`, `LeaseLost` and
+//! `Unavailable` are refusals to retry later (exit code 75, sysexits'
+//! `EX_TEMPFAIL`: another writer holds the root, committed first or took
+//! this writer's expired lease over, or the backend did not answer for now;
+//! nothing of the refused append was written, or the message says that
+//! re-running settles it); every other kind says the
 //! journal is invalid (exit code 1). A writing command stopped by SIGINT or
 //! SIGTERM exits 130.
 
@@ -50,7 +52,10 @@ impl Status {
             | ErrorKind::RootUnreadable
             | ErrorKind::Io
             | ErrorKind::Usage => Status::Trouble,
-            ErrorKind::LeaseHeld | ErrorKind::TipMoved | ErrorKind::LeaseLost => Status::Retry,
+            ErrorKind::LeaseHeld
+            | ErrorKind::TipMoved
+            | ErrorKind::LeaseLost
+            | ErrorKind::Unavailable => Status::Retry,
             _ => Status::Invalid,
         }
     }

@@ -52,7 +52,12 @@ fn main() -> ExitCode {
             let mut addresses = store_errors::addresses(&cli.command);
             addresses.extend(recorded.as_deref());
             let error = store_errors::explained(error, &addresses);
-            ui.report_failure(cli.command.name(), cli.command.json(), &error);
+            let json = match &cli.command {
+                args::Command::Events(_) if cli.command.json() => ui::Json::Lines,
+                command if command.json() => ui::Json::Document,
+                _ => ui::Json::None,
+            };
+            ui.report_failure(cli.command.name(), json, &error);
             error.status()
         }
     };

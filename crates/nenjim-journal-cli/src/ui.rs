@@ -151,19 +151,40 @@ impl Ui {
 
     /// Reports a command that stopped: the diagnostic on stderr and, with
     /// `--json`, the failure document on stdout.
-    pub fn report_failure(&self, command: &str, json: bool, error: &CliError) {
+    pub fn report_failure(&self, command: &str, json: Json, error: &CliError) {
         self.eprintln(&format!("{} {error}", self.err(Paint::Bad, "error:")));
-        if json {
-            let document = FailureDocument {
-                command,
-                ok: false,
-                error: ErrorJson::of(error),
-            };
-            if let Err(e) = self.print_json(&document) {
-                self.eprintln(&format!("{} {e}", self.err(Paint::Bad, "error:")));
-            }
+        let document = FailureDocument {
+            command,
+            ok: false,
+            error: ErrorJson::of(error),
+        };
+        let printed = match json {
+            Json::None => Ok(()),
+            Json::Document => self.print_json(&document),
+            // A stream of one object a line stays one: the failure is its
+            // last line.
+            Json::Lines => serde_json::to_string(&document)
+                .map_err(|e| CliError::io(Path::new("<stdout>"), "cannot encode JSON", e.into()))
+                .and_then(|mut line| {
+                    line.push('\n');
+                    self.print(&line)
+                }),
+        };
+        if let Err(e) = printed {
+            self.eprintln(&format!("{} {e}", self.err(Paint::Bad, "error:")));
         }
     }
+}
+
+/// How a command's output is JSON, for its failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Json {
+    /// Text: the failure is said on stderr only.
+    None,
+    /// One JSON document (`--json`): the failure is one too.
+    Document,
+    /// One JSON object a line (`events --json`): the failure is one line.
+    Lines,
 }
 
 /// `$PAGER` (split at spaces), else `less -FRX`; `None` if it cannot start.

@@ -23,7 +23,8 @@ pub(crate) struct Connection {
     pub(crate) reconnected: watch::Receiver<u64>,
     /// `nats://host:port/<name>`, for messages.
     pub(crate) address: String,
-    pub(crate) max_reconnects: usize,
+    /// `None`: without limit.
+    pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
     /// Declared last: dropped after the client it runs.
     runtime: tokio::runtime::Runtime,
@@ -123,7 +124,23 @@ impl Connection {
                 )
                 .with_path(&address);
             }
+            // No server took the connection (refused, reset, timed out):
+            // the servers are down or out of reach, which may pass.
+            let down = e.kind() == async_nats::ConnectErrorKind::TimedOut
+                || crate::outage::dyn_outage(&e).is_some();
+            if down {
+                return error::error(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "cannot connect to the NATS server of {address}: no server answered (they are down or out of reach); nothing was committed: retry later"
+                    ),
+                )
+                .with_path(&address);
+            }
             let how = match setting {
+                "none" if e.kind() == async_nats::ConnectErrorKind::AuthorizationViolation => {
+                    " (the server wants credentials and none is set: set one of NATS_CREDS, NATS_NKEY, NATS_USER and NATS_PASSWORD, or NATS_TOKEN)".to_owned()
+                }
                 "none" => String::new(),
                 setting => format!(" (authenticating with {setting})"),
             };
@@ -163,23 +180,65 @@ impl Connection {
         *self.lost.borrow()
     }
 
-    /// The typed error of a lost connection.
+    /// The typed error of a lost connection: the servers are down or out
+    /// of reach (`Unavailable`, retry later).
     pub(crate) fn lost_error(&self) -> JournalError {
         error::error(
-            ErrorKind::Io,
+            ErrorKind::Unavailable,
             format!(
-                "lost the connection to the NATS server of {} (after {} reconnect attempts), expected it to answer; nothing more can be read or committed over this connection",
-                self.address, self.max_reconnects
+                "lost the connection to the NATS server of {}{}; nothing more was committed: retry later",
+                self.address,
+                self.max_reconnects
+                    .map(|n| format!(" (after {n} reconnect attempts)"))
+                    .unwrap_or_default()
             ),
         )
         .with_path(&self.address)
     }
 
-    /// An error of a request to the server: the lost connection's when it
-    /// was lost, otherwise `what` and the client's error.
-    pub(crate) fn request_error(&self, what: &str, error: impl std::fmt::Display) -> JournalError {
+    /// An error of a request to the server that committed nothing: the
+    /// lost connection's when it was lost, `Unavailable` when it is an
+    /// outage (said in one line, without the client's text), otherwise
+    /// `what` and the client's error.
+    pub(crate) fn request_error<E>(&self, what: &str, error: E) -> JournalError
+    where
+        E: std::fmt::Display + crate::outage::Outage,
+    {
+        self.failed(what, error, "nothing was committed")
+    }
+
+    /// An error of a commit whose answer may have been lost: as
+    /// [`request_error`](Self::request_error), an outage saying that the
+    /// entry may be stored and that running the same append again settles
+    /// it (an append is idempotent).
+    pub(crate) fn commit_error<E>(&self, what: &str, error: E) -> JournalError
+    where
+        E: std::fmt::Display + crate::outage::Outage,
+    {
+        self.failed(
+            what,
+            error,
+            "the entry may or may not be stored: re-running the same append settles it",
+        )
+    }
+
+    fn failed<E>(&self, what: &str, error: E, committed: &str) -> JournalError
+    where
+        E: std::fmt::Display + crate::outage::Outage,
+    {
         if self.is_lost() {
             return self.lost_error();
+        }
+        if let Some(why) = error.outage() {
+            return error::error(
+                ErrorKind::Unavailable,
+                format!(
+                    "{what} on {}: {}; {committed}: retry later",
+                    self.address,
+                    why.said()
+                ),
+            )
+            .with_path(&self.address);
         }
         error::error(
             ErrorKind::Io,

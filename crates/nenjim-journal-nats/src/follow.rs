@@ -102,8 +102,8 @@ impl Follower {
     /// Waits for the next entry: `Ok(None)` when none came within
     /// `timeout` (the follower stays usable), blocks without limit for
     /// `None`. `Stopped` once the ledger's [`StopSignal`] was given; a lost
-    /// connection (the client's reconnect attempts ran out) is an `Io`
-    /// error; both are final. A consumer the server lost (a restart) is
+    /// connection (the client's reconnect attempts ran out) is an
+    /// `Unavailable` error; both are final. A consumer the server lost (a restart) is
     /// made again after the last entry yielded, so nothing is skipped or
     /// repeated.
     pub fn next_timeout(
@@ -129,8 +129,13 @@ impl Follower {
                     Ok(messages) => self.messages = Some(messages),
                     Err(e) if e.kind() == ErrorKind::RootMissing => return Err(e),
                     Err(e) => {
-                        failures += 1;
-                        if failures > conn.max_reconnects.max(1) {
+                        // An outage (the server restarting, a leader being
+                        // elected) is waited out for as long as the
+                        // connection lives; other failures a few times.
+                        if e.kind() != ErrorKind::Unavailable {
+                            failures += 1;
+                        }
+                        if failures > conn.max_reconnects.unwrap_or(10).max(1) {
                             return Err(e);
                         }
                         // The client is reconnecting: wait a little.

@@ -120,20 +120,21 @@ impl NatsLease {
     fn replace(&self, lease: &Lease, revision: Option<u64>) -> Result<Option<u64>, JournalError> {
         let conn = self.ledger.conn();
         let value = Bytes::from(lease.render());
-        let error = |e: &dyn std::fmt::Display| {
+        let error = |e: crate::outage::Said| {
             conn.request_error("cannot write the lease", e)
                 .with_path(&self.path)
         };
+        let said = |e: &dyn std::fmt::Display, why| crate::outage::Said(e.to_string(), why);
         match revision {
             None => match conn.block_on(self.store.create(LEASE_KEY, value)) {
                 Ok(revision) => Ok(Some(revision)),
                 Err(e) if e.kind() == CreateErrorKind::AlreadyExists => Ok(None),
-                Err(e) => Err(error(&e)),
+                Err(e) => Err(error(said(&e, crate::outage::Outage::outage(&e)))),
             },
             Some(revision) => match conn.block_on(self.store.update(LEASE_KEY, value, revision)) {
                 Ok(revision) => Ok(Some(revision)),
                 Err(e) if e.kind() == UpdateErrorKind::WrongLastRevision => Ok(None),
-                Err(e) => Err(error(&e)),
+                Err(e) => Err(error(said(&e, crate::outage::Outage::outage(&e)))),
             },
         }
     }

@@ -101,7 +101,10 @@
 //! [`StopSignal`] is given (`Stopped`), or until the connection is lost for
 //! good: after the client's reconnect attempts ([`NatsRoot::max_reconnects`],
 //! default 10, waiting [`NatsRoot::reconnect_delay`] more before each, at
-//! most 2 s) a waiting follower gets an `Io` error, never a silent end.
+//! most 2 s; [`NatsRoot::reconnect_without_limit`] for never) a waiting
+//! follower gets an `Unavailable` error, never a silent end. An outage
+//! short of that (a server restarted, a leader elected) is ridden out: the
+//! follower makes its consumer again after the last entry it yielded.
 //!
 //! # Credentials and TLS
 //!
@@ -124,6 +127,7 @@ mod connection;
 pub mod follow;
 pub mod lease;
 pub mod ledger;
+mod outage;
 pub mod reading;
 mod seam;
 mod tls;
@@ -149,7 +153,8 @@ pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ClientOptions {
     pub(crate) inline_limit: usize,
-    pub(crate) max_reconnects: usize,
+    /// `None`: without limit.
+    pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
     pub(crate) request_timeout: Duration,
 }
@@ -158,7 +163,7 @@ impl Default for ClientOptions {
     fn default() -> ClientOptions {
         ClientOptions {
             inline_limit: DEFAULT_INLINE_LIMIT,
-            max_reconnects: 10,
+            max_reconnects: Some(10),
             reconnect_delay: Duration::from_millis(250),
             request_timeout: Duration::from_secs(10),
         }
@@ -268,7 +273,17 @@ impl NatsRoot {
     /// before the connection is lost for good (default 10).
     #[must_use]
     pub fn max_reconnects(mut self, attempts: usize) -> NatsRoot {
-        self.options.max_reconnects = attempts;
+        self.options.max_reconnects = Some(attempts);
+        self
+    }
+
+    /// The client tries to reconnect to a server it lost for as long as
+    /// the handle lives (what a long-running follower or service wants):
+    /// the connection is never lost for good, and a request made while no
+    /// server answers fails after the request timeout as `Unavailable`.
+    #[must_use]
+    pub fn reconnect_without_limit(mut self) -> NatsRoot {
+        self.options.max_reconnects = None;
         self
     }
 

@@ -362,9 +362,9 @@ impl NatsCluster {
     }
 
     /// The name of the leader of the stream `stream`, from node `i`'s
-    /// monitoring endpoint (`/jsz?streams=true`), when one is known.
+    /// monitoring endpoint (`/jsz?accounts=true&streams=true`), when one is known.
     pub fn stream_leader(&self, i: usize, stream: &str) -> Option<String> {
-        let body = http_get(self.nodes[i].monitor, "/jsz?streams=true&config=true")?;
+        let body = jsz(self.nodes[i].monitor)?;
         // The JSON has `"name":"<stream>"` ... `"leader":"<node>"` within
         // the stream's `cluster` object: read it without a JSON parser.
         let at = body.find(&format!("\"name\":\"{stream}\""))?;
@@ -447,6 +447,35 @@ fn http_get(port: u16, path: &str) -> Option<String> {
         .map(|(_, body)| body.to_owned())
 }
 
+/// The JetStream report of the monitoring port `port`, every stream of
+/// every account, with its whitespace removed (the names and values read
+/// from it hold none).
+fn jsz(port: u16) -> Option<String> {
+    let body = http_get(port, "/jsz?accounts=true&streams=true")?;
+    Some(body.split_whitespace().collect())
+}
+
 fn http_ok(port: u16, path: &str) -> bool {
     http_get(port, path).is_some()
+}
+
+impl NatsCluster {
+    /// Node `i`'s own replica of the stream `stream`: its message count
+    /// and last sequence, from its monitoring endpoint
+    /// (`/jsz?accounts=true&streams=true`); `None` when the node does not answer or
+    /// holds no replica of it.
+    pub fn stream_state(&self, i: usize, stream: &str) -> Option<(u64, u64)> {
+        let body = jsz(self.nodes[i].monitor)?;
+        let at = body.find(&format!("\"name\":\"{stream}\""))?;
+        let rest = &body[at..];
+        let number = |key: &str| -> Option<u64> {
+            let from = rest.find(&format!("\"{key}\":"))? + key.len() + 3;
+            let digits: String = rest[from..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        };
+        Some((number("messages")?, number("last_seq")?))
+    }
 }

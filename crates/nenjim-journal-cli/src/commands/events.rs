@@ -140,12 +140,32 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
             let mut text = String::new();
             // Everything that is there now, then a short wait for more.
             let mut wait = LIVE_WAIT;
-            while let Some(event) = live.next_timeout(wait)? {
-                print(&event, &mut text)?;
-                wait = Duration::ZERO;
+            let mut outage = false;
+            loop {
+                match live.next_timeout(wait) {
+                    Ok(Some(event)) => {
+                        last = last.max(event.sequence());
+                        print(&event, &mut text)?;
+                        wait = Duration::ZERO;
+                    }
+                    Ok(None) => break,
+                    // The server restarts, a leader is being elected: what
+                    // was read is printed, and following resumes after it.
+                    Err(e) if e.kind() == ErrorKind::Unavailable => {
+                        outage = true;
+                        break;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
             }
             if !emit(&text)? || crate::interrupt::requested() {
                 break;
+            }
+            if outage {
+                match resume(service, last)? {
+                    Some(cursor) => live = cursor,
+                    None => break, // interrupted while waiting
+                }
             }
         },
         Err(e) if e.kind() == ErrorKind::FollowUnsupported => {
@@ -171,6 +191,30 @@ pub fn run(args: &EventsArgs, ui: &Ui) -> Result<Status, CliError> {
 /// How long a live follow waits for the next event before it looks for a
 /// signal again (an event is printed as soon as it arrives).
 const LIVE_WAIT: Duration = Duration::from_millis(200);
+
+/// A live follow after an outage: a new cursor after `last` (the last
+/// sequence printed or passed over), once the backend answers again; `None`
+/// when SIGINT or SIGTERM came first. Nothing is printed twice or skipped:
+/// the cursor starts after `last`.
+fn resume(
+    service: &dyn nenjim_journal_api::JournalService,
+    last: u64,
+) -> Result<Option<Box<dyn nenjim_journal_api::model::EventCursor + '_>>, CliError> {
+    loop {
+        if crate::interrupt::requested() {
+            return Ok(None);
+        }
+        std::thread::sleep(RESUME_PAUSE);
+        match service.replay_events(&ReplayRequest::after(last).follow(true)) {
+            Ok(cursor) => return Ok(Some(cursor)),
+            Err(e) if e.kind() == ErrorKind::Unavailable => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The pause before a live follow tries its backend again after an outage.
+const RESUME_PAUSE: Duration = Duration::from_millis(500);
 
 /// Where `--follow` learns that new revisions may be there: the one seam
 /// between following and the backend.

@@ -174,10 +174,14 @@ impl NatsLedger {
                 }
             }
         }
+        let why = last.as_ref().and_then(crate::outage::Outage::outage);
         Err(CommitError::Failed(
-            conn.request_error(
-                "cannot commit the ledger entry (no answer to any resend: whether it is stored is unknown until the ledger is read again)",
-                last.map_or_else(String::new, |e| e.to_string()),
+            conn.commit_error(
+                "cannot commit the ledger entry (no answer to any resend)",
+                crate::outage::Said(
+                    last.map_or_else(String::new, |e| e.to_string()),
+                    Some(why.unwrap_or(crate::outage::Why::TimedOut)),
+                ),
             )
             .with_path(&path),
         ))
@@ -445,18 +449,30 @@ impl NatsLedger {
                     }
                     last = Some(e);
                 }
-                Sent::Lost(e) | Sent::Failed(e) => {
+                Sent::Lost(e) => {
                     return Err(CommitError::Failed(
-                        conn.request_error("cannot commit a batch of ledger entries", e)
-                            .with_path(&path),
+                        conn.commit_error(
+                            "cannot commit a batch of ledger entries",
+                            crate::outage::Said(e, Some(crate::outage::Why::Disconnected)),
+                        )
+                        .with_path(&path),
+                    ));
+                }
+                Sent::Failed(e) => {
+                    return Err(CommitError::Failed(
+                        conn.request_error(
+                            "cannot commit a batch of ledger entries",
+                            crate::outage::Said(e, None),
+                        )
+                        .with_path(&path),
                     ));
                 }
             }
         }
         Err(CommitError::Failed(
-            conn.request_error(
-                "cannot commit a batch of ledger entries (no answer to any resend: whether it is stored is unknown until the ledger is read again)",
-                last.unwrap_or_default(),
+            conn.commit_error(
+                "cannot commit a batch of ledger entries (no answer to any resend)",
+                crate::outage::Said(last.unwrap_or_default(), Some(crate::outage::Why::TimedOut)),
             )
             .with_path(&path),
         ))

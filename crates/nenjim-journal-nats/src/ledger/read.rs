@@ -52,12 +52,18 @@ impl NatsLedger {
             while received.len() < count {
                 match tokio::time::timeout(timeout, messages.next()).await {
                     Ok(Some(Ok(message))) => received.push(message),
-                    Ok(Some(Err(e))) => return Err(Some(e.to_string())),
+                    Ok(Some(Err(e))) => {
+                        let why = crate::outage::Outage::outage(&e);
+                        return Err(Some(crate::outage::Said(e.to_string(), why)));
+                    }
                     Ok(None) => return Err(None),
                     Err(_) => {
-                        return Err(Some(format!(
-                            "no message {} within {timeout:?}",
-                            after + received.len() as u64 + 1
+                        return Err(Some(crate::outage::Said(
+                            format!(
+                                "no message {} within {timeout:?}",
+                                after + received.len() as u64 + 1
+                            ),
+                            Some(crate::outage::Why::TimedOut),
                         )));
                     }
                 }
@@ -207,6 +213,19 @@ impl NatsLedger {
                         "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
                         payload.len()
                     )));
+                }
+                // A record that sizes its revision over the loader's limit
+                // is refused before a byte of its blob is read.
+                if pointer.size() > nenjim_journal_fs::MAX_FILE_LEN {
+                    return Err(error::error(
+                        ErrorKind::TooLarge,
+                        format!(
+                            "found the record `{line}` sizing its revision at {} bytes, expected at most {} (the loader's limit): its blob {key} is not read",
+                            pointer.size(),
+                            nenjim_journal_fs::MAX_FILE_LEN
+                        ),
+                    )
+                    .with_path(self.entry_path(sequence)));
                 }
                 let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
                 check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
