@@ -192,8 +192,17 @@ fn a_lease_whose_holder_process_cannot_exist_is_taken_over_at_once_and_fenced() 
     let (_dir, root) = initialized();
     run_json(&[&"create", &root, &"a", &"--description", &"x"], 0);
     let epoch = lease(&root).1 + 1;
-    // A live lease of this host whose pid no process can have.
-    let dead = format!("{}/4294967295/-/-/gone", host_name());
+    // A live lease of this host, boot and PID namespace whose pid no
+    // process can have.
+    let boot = read_text(Path::new("/proc/sys/kernel/random/boot_id"));
+    let namespace = fs::read_link("/proc/self/ns/pid").unwrap_or_else(|e| panic!("{e}"));
+    let namespace = namespace.to_string_lossy();
+    let namespace = namespace.trim_start_matches("pid:[").trim_end_matches(']');
+    let dead = format!(
+        "{}/4294967295/{}/-/gone/{namespace}/-",
+        host_name(),
+        boot.trim()
+    );
     hold_lease(&root, &dead, epoch, now_millis() + 3_600_000);
     let doc = run_json(&[&"create", &root, &"b", &"--description", &"y"], 0);
     assert_eq!(doc["sequence"], 3, "2 is the fence: {doc}");
@@ -234,7 +243,11 @@ fn a_writer_killed_with_sigkill_leaves_a_lease_that_is_taken_over_at_once() {
     stdout.until("appended");
     let (holder, epoch, expires) = lease(&root);
     let parts: Vec<&str> = holder.split('/').collect();
-    assert_eq!(parts.len(), 5, "host/pid/boot/start/nonce: {holder}");
+    assert_eq!(
+        parts.len(),
+        7,
+        "host/pid/boot/start/nonce/namespace/answers: {holder}"
+    );
     assert_eq!(parts[0], host_name(), "{holder}");
     assert_eq!(parts[1], child.id().to_string(), "{holder}");
     assert!(expires > now_millis(), "held");

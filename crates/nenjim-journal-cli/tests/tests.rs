@@ -9,7 +9,9 @@
 //! two meet), `s3` (the README's S3 example against moto's server) and
 //! `verifiable` (issue 23: `checkpoint`, `verify`, `prove` checked by Go's
 //! `tlog.CheckRecord`, `witness`, `verify --quorum`; `s3_verifiable` the
-//! same on a bucket root against moto).
+//! same on a bucket root against moto); `takeover` (issue 30: a killed
+//! writer's lease taken over on every backend, a writer in another PID
+//! namespace never taken for dead).
 
 mod cache;
 mod cli;
@@ -21,4 +23,5 @@ mod operators_combined;
 mod publish;
 mod s3;
 mod s3_verifiable;
+mod takeover;
 mod verifiable;

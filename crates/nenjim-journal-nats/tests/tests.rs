@@ -7,6 +7,7 @@
 mod assembly;
 mod audit;
 mod credentials;
+mod holders;
 mod jetstream;
 mod processes;
 mod seam;
