@@ -8,8 +8,9 @@
 //! (`unshare --pid --fork --mount-proc`, where it is pid 1) is not taken
 //! over while it runs, whatever this namespace's pid 1 is; killed, on a
 //! NATS root it is taken over through the server (no connection answers on
-//! its subject any more), while a directory cannot tell and waits for its
-//! expiry. Deadlines only bound how long a broken command may hang.
+//! its subject any more), while a directory or a bucket cannot tell and
+//! waits for its expiry. Deadlines only bound how long a broken command may
+//! hang.
 #![allow(clippy::panic)] // a test fails by panicking
 
 use std::ffi::OsStr;
@@ -55,11 +56,12 @@ impl Backend {
     }
 }
 
-/// The child writer: appends `a`, then blocks opening the FIFO `b`, holding
-/// the lease (`wrap`: the program and arguments it runs under).
-fn holding_writer(backend: &Backend, dir: &Path, wrap: &[&str]) -> (Child, Lines) {
+/// The child writer: appends the genesis of `name`, then blocks opening
+/// the FIFO `b`, holding the lease (`wrap`: the program and arguments it
+/// runs under).
+fn holding_writer(backend: &Backend, dir: &Path, name: &str, wrap: &[&str]) -> (Child, Lines) {
     let first = dir.join("a.journal");
-    write(&first, genesis("a").as_bytes());
+    write(&first, genesis(name).as_bytes());
     let blocked = dir.join("b.journal");
     fifo(&blocked);
     let writer = backend.command(&[&"append", &backend.root, &first, &blocked]);
@@ -116,7 +118,7 @@ fn my_pid_namespace() -> String {
 /// Kills the writer (SIGKILL), reaps it, and checks the next writer with
 /// `--wait 10s` succeeds after a fence (the killed one appended 1).
 fn killed_then_taken_over(backend: &Backend, dir: &Path, reap_first: bool) {
-    let (mut child, _stdout) = holding_writer(backend, dir, &[]);
+    let (mut child, _stdout) = holding_writer(backend, dir, "a", &[]);
     child.kill().unwrap_or_else(|e| panic!("SIGKILL: {e}"));
     if reap_first {
         child.wait().unwrap_or_else(|e| panic!("wait: {e}"));
@@ -160,7 +162,7 @@ fn a_killed_writer_on_a_directory_is_taken_over_by_the_next_writers_wait() {
 }
 
 #[test]
-fn a_killed_writer_on_a_bucket_is_taken_over_by_the_next_writers_wait() {
+fn a_killed_writer_on_a_bucket_is_taken_over_and_one_in_another_pid_namespace_is_not() {
     let moto = Moto::start();
     moto.create_bucket("journals");
     let dir = tempdir();
@@ -179,6 +181,15 @@ fn a_killed_writer_on_a_bucket_is_taken_over_by_the_next_writers_wait() {
     };
     backend.run_json(&[&"init", &backend.root], 0);
     killed_then_taken_over(&backend, dir.path(), true);
+    // A writer in another PID namespace holds it while it lives; killed, it
+    // cannot be told from here: its lease runs until it expires.
+    let other = tempdir();
+    held_from_another_namespace(&backend, other.path());
+    let refused = backend.run_json(
+        &[&"create", &backend.root, &"d", &"--description", &"x"],
+        75,
+    );
+    assert_eq!(refused["error"]["kind"], "LeaseHeld", "{refused}");
 }
 
 #[test]
@@ -210,6 +221,7 @@ fn held_from_another_namespace(backend: &Backend, dir: &Path) {
     let (mut unshare, _stdout) = holding_writer(
         backend,
         dir,
+        "n",
         &["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"],
     );
     for wait in [None, Some("300ms")] {
