@@ -90,6 +90,20 @@ fn lease(root: &Path) -> (String, u64, u64) {
     (field("holder"), number("epoch"), number("expires"))
 }
 
+/// A holder id of this host, boot and PID namespace whose pid no process
+/// can have: a dead writer's.
+fn dead_holder() -> String {
+    let boot = read_text(Path::new("/proc/sys/kernel/random/boot_id"));
+    let namespace = fs::read_link("/proc/self/ns/pid").unwrap_or_else(|e| panic!("{e}"));
+    let namespace = namespace.to_string_lossy();
+    let namespace = namespace.trim_start_matches("pid:[").trim_end_matches(']');
+    format!(
+        "{}/4294967295/{}/-/gone/{namespace}/-",
+        host_name(),
+        boot.trim()
+    )
+}
+
 /// Writes the lease by hand, atomically (a rename), as another writer would.
 fn hold_lease(root: &Path, holder: &str, epoch: u64, expires: u64) {
     let tmp = root.join(".ledger/lease.by-hand");
@@ -192,8 +206,7 @@ fn a_lease_whose_holder_process_cannot_exist_is_taken_over_at_once_and_fenced() 
     let (_dir, root) = initialized();
     run_json(&[&"create", &root, &"a", &"--description", &"x"], 0);
     let epoch = lease(&root).1 + 1;
-    // A live lease of this host whose pid no process can have.
-    let dead = format!("{}/4294967295/-/-/gone", host_name());
+    let dead = dead_holder();
     hold_lease(&root, &dead, epoch, now_millis() + 3_600_000);
     let doc = run_json(&[&"create", &root, &"b", &"--description", &"y"], 0);
     assert_eq!(doc["sequence"], 3, "2 is the fence: {doc}");
@@ -234,7 +247,11 @@ fn a_writer_killed_with_sigkill_leaves_a_lease_that_is_taken_over_at_once() {
     stdout.until("appended");
     let (holder, epoch, expires) = lease(&root);
     let parts: Vec<&str> = holder.split('/').collect();
-    assert_eq!(parts.len(), 5, "host/pid/boot/start/nonce: {holder}");
+    assert_eq!(
+        parts.len(),
+        7,
+        "host/pid/boot/start/nonce/namespace/answers: {holder}"
+    );
     assert_eq!(parts[0], host_name(), "{holder}");
     assert_eq!(parts[1], child.id().to_string(), "{holder}");
     assert!(expires > now_millis(), "held");
@@ -633,7 +650,7 @@ fn follow_prints_each_new_event_from_after_and_ends_cleanly_on_sigint() {
     run_json(&[&"create", &root, &"a", &"--description", &"x"], 0);
     // A takeover of a dead holder's lease: sequence 2 is a FENCE, b is 3.
     let epoch = lease(&root).1 + 1;
-    let dead = format!("{}/4294967295/-/-/gone", host_name());
+    let dead = dead_holder();
     hold_lease(&root, &dead, epoch, now_millis() + 3_600_000);
     run_json(&[&"create", &root, &"b", &"--description", &"y"], 0);
     let mut child = command(&[

@@ -12,7 +12,9 @@
 //! `verifiable` (issue 23: `checkpoint`, `verify`, `prove` checked by Go's
 //! `tlog.CheckRecord`, `witness`, `verify --quorum`; `s3_verifiable` the
 //! same on a bucket root against moto), `tls` (NATS and S3 roots over TLS,
-//! with a test CA: trusted, refused, mutual TLS).
+//! with a test CA: trusted, refused, mutual TLS); `takeover` (issue 30: a
+//! killed writer's lease taken over on every backend, a writer in another
+//! PID namespace never taken for dead).
 
 mod cache;
 mod cli;
@@ -25,5 +27,6 @@ mod operators_combined;
 mod publish;
 mod s3;
 mod s3_verifiable;
+mod takeover;
 mod tls;
 mod verifiable;

@@ -8,6 +8,7 @@ mod assembly;
 mod audit;
 mod cluster;
 mod credentials;
+mod holders;
 mod jetstream;
 mod processes;
 mod seam;

@@ -61,6 +61,10 @@ pub struct Names {
     /// The key-value bucket of a signed root's transparency log (its
     /// checkpoint and tiles): `NENJIM_<name>_tlog`.
     pub tlog_bucket: String,
+    /// The prefix of the subjects on which a lease's holder answers while it
+    /// is connected: `nenjim.<name>.lease` (the holder's is
+    /// `nenjim.<name>.lease.<nonce>`, see [`crate::lease`]).
+    pub lease_subjects: String,
 }
 
 impl Names {
@@ -72,6 +76,7 @@ impl Names {
             lease_bucket: format!("NENJIM_{name}_lease"),
             blob_bucket: format!("NENJIM_{name}_blobs"),
             tlog_bucket: format!("NENJIM_{name}_tlog"),
+            lease_subjects: format!("nenjim.{name}.lease"),
         }
     }
 }
