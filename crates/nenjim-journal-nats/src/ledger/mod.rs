@@ -61,6 +61,9 @@ pub struct Names {
     /// The key-value bucket of a signed root's transparency log (its
     /// checkpoint and tiles): `NENJIM_<name>_tlog`.
     pub tlog_bucket: String,
+    /// The key-value bucket of the root's ledger metadata (the content
+    /// store `init` records): `NENJIM_<name>_meta`.
+    pub meta_bucket: String,
 }
 
 impl Names {
@@ -72,6 +75,7 @@ impl Names {
             lease_bucket: format!("NENJIM_{name}_lease"),
             blob_bucket: format!("NENJIM_{name}_blobs"),
             tlog_bucket: format!("NENJIM_{name}_tlog"),
+            meta_bucket: format!("NENJIM_{name}_meta"),
         }
     }
 }
