@@ -33,8 +33,10 @@ use nenjim_journal_writer::WriterOptions;
 
 fn p14(c: &mut Criterion) {
     let server = NatsServer::start();
-    let mut writer = nats_common::root(&server, "p14")
-        .writer(WriterOptions::new())
+    // The root's own blob bucket is the content store (puts and checks).
+    let root = nats_common::root(&server, "p14");
+    let mut writer = root
+        .writer(WriterOptions::new().content_store(root.to_string()))
         .unwrap();
     let body = nats_common::body_of(&mut writer, "p14");
     let sample = nats_common::revision("append-bench", 0, None, &body);

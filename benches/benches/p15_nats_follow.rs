@@ -47,8 +47,11 @@ fn main() -> ExitCode {
     let total = WARM_UP + appends;
     let server = NatsServer::start();
     let root = nats_common::root(&server, "p15");
-    // The writer creates the root's stream (and puts the releases' blobs).
-    let mut writer = root.writer(WriterOptions::new()).unwrap();
+    // The writer creates the root's stream (and puts the releases' blobs
+    // into the root's own bucket, its content store).
+    let mut writer = root
+        .writer(WriterOptions::new().content_store(root.to_string()))
+        .unwrap();
     let body = nats_common::body_of(&mut writer, "p15");
     let assembly = root.assembly();
     assembly.process().start().unwrap();

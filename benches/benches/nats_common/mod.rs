@@ -48,9 +48,9 @@ pub fn client(
 }
 
 /// A revision body of about 10 kB (P8's shape: releases with
-/// dependencies), release `i`'s content `content(i)` (on NATS the
-/// writer's content store is the root's blob bucket, and it must hold the
-/// blob of every new release: put them with `put_blob`).
+/// dependencies), release `i`'s content `content(i)` (the benches' NATS
+/// writers name the root's own blob bucket as their content store, which
+/// must hold the blob of every new release: put them with `put_blob`).
 pub fn body(mut content: impl FnMut(usize) -> ContentPointer) -> String {
     let mut body = String::new();
     let mut i = 0;

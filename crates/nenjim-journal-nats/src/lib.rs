@@ -18,9 +18,10 @@
 //!   backend.root_path())` and `refresh_recorded` load and refresh a NATS
 //!   root with the seam's loader;
 //! - [`NatsRoot::writer`] is the seam's writer (`FsJournalWriter::open_with`)
-//!   over a backend and a lease: [`NatsJournalWriter`], with the root's
-//!   blob bucket as its content store unless the options name one, and a
-//!   signed root's checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
+//!   over a backend and a lease: [`NatsJournalWriter`], with the content
+//!   store its options name (none, a directory, a bucket, or a NATS root's
+//!   own blob bucket named by its address), and a signed root's
+//!   checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
 //!
 //! - [`NatsRoot::assembly`] is the reference Journal over the root
 //!   ([`reading`]: a [`NatsSource`], a lazily connected read-only view of a
@@ -40,7 +41,8 @@
 //! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied, atomic batch publishes allowed |
 //! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
 //! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
-//! | the content store ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
+//! | the root's own content store, when it is the one chosen ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
+//! | the content store the command's `init` records (`<root>/.ledger/store`) | the key `store` of the key-value bucket `NENJIM_<name>_meta` (see [`backend`]) |
 //! | a signed root's checkpoint and tiles (format section 10) | the keys `checkpoint`, `tile/…` of the key-value bucket `NENJIM_<name>_tlog` (see [`backend`]) |
 //!
 //! # The ledger: one message per entry, sequences 1:1

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::append::{Appended, JournalWriter};
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_writer::{BatchError, FsJournalWriter, WriterOptions};
@@ -27,10 +27,21 @@ impl NatsRoot {
     /// The root's one writer: connects, takes the lease (`LeaseHeld` while
     /// another writer's is live; an expired one is taken over and the
     /// ledger fenced), loads the root by its ledger, and creates the
-    /// root's stream and buckets on a fresh name. The content store is the
-    /// root's own blob bucket (`blobs/sha256/<hex>`) unless `options` name
-    /// one. A signed root's checkpoint and tiles live in its key-value
-    /// bucket `NENJIM_<name>_tlog` (see [`crate::backend`]).
+    /// root's stream and buckets on a fresh name. A signed root's
+    /// checkpoint and tiles live in its key-value bucket
+    /// `NENJIM_<name>_tlog` (see [`crate::backend`]).
+    ///
+    /// The content store is the one `options` name, as on a directory
+    /// (format section 9's blob check applies when one is configured, and
+    /// only then): none by default (no blob is checked, and
+    /// [`NatsJournalWriter::put_blob`] is refused); a directory
+    /// (`WriterOptions::content_store(dir)`); a store of another kind, such
+    /// as a bucket (`WriterOptions::content_store_in(store, dir)`); or a
+    /// NATS root's own blob bucket (`blobs/sha256/<hex>`), named by its
+    /// address: `WriterOptions::content_store(root.to_string())` for this
+    /// root's own. The content store the command's `init` records
+    /// (`<root>/.ledger/store`) is the command's to read, as on a
+    /// directory: the writer reads only `options`.
     pub fn writer(&self, options: WriterOptions) -> Result<NatsJournalWriter, JournalError> {
         let backend = NatsBackend::connect(self)?;
         NatsJournalWriter::open(backend, options)
@@ -51,10 +62,7 @@ impl NatsJournalWriter {
         // from each bucket's leader, never from a replica that can lag.
         backend.ledger().ensure_leader_reads()?;
         let root = backend.root_path().to_path_buf();
-        let options = match options.content_store_dir() {
-            Some(_) => options,
-            None => options.content_store_in(backend.clone(), &root),
-        };
+        let options = nats_content_store(&backend, options)?;
         let lease = backend.lease()?;
         let writer = FsJournalWriter::open_with(
             backend.clone(),
@@ -69,8 +77,8 @@ impl NatsJournalWriter {
         Ok(NatsJournalWriter { writer, backend })
     }
 
-    /// Puts `bytes` into the writer's content store (the root's blob
-    /// bucket by default), idempotently, and returns its content pointer.
+    /// Puts `bytes` into the writer's content store, idempotently, and
+    /// returns its content pointer (`Usage` when the options name none).
     pub fn put_blob(&mut self, bytes: &[u8]) -> Result<ContentPointer, JournalError> {
         self.writer.put_blob(bytes)
     }
@@ -124,6 +132,31 @@ impl NatsJournalWriter {
     pub fn into_fs_writer(self) -> FsJournalWriter {
         self.writer
     }
+}
+
+/// `options` with a content store named by a NATS address (a path
+/// `nats://…` on the local file system, which no directory is) placed in
+/// that root's blob bucket: `backend`'s own when it is this root.
+fn nats_content_store(
+    backend: &Arc<NatsBackend>,
+    options: WriterOptions,
+) -> Result<WriterOptions, JournalError> {
+    let named = match (options.content_store_dir(), options.content_store_on()) {
+        (Some(dir), None) => dir.to_str().filter(|d| d.starts_with("nats://")),
+        _ => None,
+    };
+    let Some(address) = named else {
+        return Ok(options);
+    };
+    let store = NatsRoot::parse(address)
+        .map_err(|e| e.context("the content store of WriterOptions::content_store"))?;
+    let backend = if Path::new(&store.to_string()) == backend.root_path() {
+        backend.clone()
+    } else {
+        NatsBackend::connect(&store)?
+    };
+    let dir = backend.root_path().to_path_buf();
+    Ok(options.content_store_in(backend, dir))
 }
 
 impl JournalWriter for NatsJournalWriter {

@@ -115,3 +115,59 @@ fn the_lease_works_through_the_seams_trait() {
     first.release().unwrap();
     assert_eq!(second.acquire(ttl).unwrap().epoch, 2);
 }
+
+/// The store record (`<root>/.ledger/store`, what the command's `init`
+/// writes) is a file of a NATS root: absent until written, then created,
+/// replaced only at the version read, and read back, kept in the
+/// key-value bucket `NENJIM_<name>_meta`; no other `.ledger/` file is.
+#[test]
+fn the_store_record_is_kept_in_the_metadata_bucket_and_replaced_only_if_unchanged() {
+    use nenjim_journal_store::{BlobStore as _, FileSystem as _};
+    let server = NatsServer::start();
+    let nats = root(&server, "seam-store");
+    let backend = nenjim_journal_nats::NatsBackend::connect(&nats).unwrap();
+    backend.ledger().create().unwrap();
+    let record = backend.root_path().join(".ledger/store");
+    let e = backend.read(&record, 1024).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::NotFound, "{e}");
+    assert_eq!(backend.get(&record, 1024).unwrap(), None);
+
+    let first = backend
+        .replace_if_unchanged(&record, b"nenjim-store/1\nstore .\n", None)
+        .unwrap()
+        .unwrap();
+    // A create where one exists, or a replacement at a stale version, is refused.
+    assert_eq!(
+        backend
+            .replace_if_unchanged(&record, b"other", None)
+            .unwrap(),
+        None
+    );
+    let (bytes, version) = backend.get(&record, 1024).unwrap().unwrap();
+    assert_eq!(
+        (bytes.as_slice(), &version),
+        (b"nenjim-store/1\nstore .\n".as_slice(), &first)
+    );
+    let second = backend
+        .replace_if_unchanged(&record, b"nenjim-store/1\nstore s3://b/p\n", Some(&first))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        backend
+            .replace_if_unchanged(&record, b"stale", Some(&first))
+            .unwrap(),
+        None
+    );
+    assert_ne!(first, second);
+    // Another connection reads it, from the bucket the root's names say.
+    let other = nenjim_journal_nats::NatsBackend::connect(&nats).unwrap();
+    assert_eq!(
+        other.read(&record, 1024).unwrap(),
+        b"nenjim-store/1\nstore s3://b/p\n"
+    );
+    assert_eq!(other.ledger().names().meta_bucket, "NENJIM_seam-store_meta");
+    // Another file under `.ledger/` has no place on a NATS root.
+    let lease = backend.root_path().join(".ledger/lease");
+    let e = backend.put_if_absent(&lease, b"x").unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::Unsupported, "{e}");
+}

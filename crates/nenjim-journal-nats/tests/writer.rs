@@ -72,8 +72,10 @@ pub(crate) fn loaded(root: &NatsRoot) -> (ChainState, u64) {
         .unwrap()
 }
 
+/// The root's writer, its own blob bucket its content store.
 fn writer(root: &NatsRoot) -> NatsJournalWriter {
-    root.writer(WriterOptions::new()).unwrap()
+    root.writer(WriterOptions::new().content_store(root.to_string()))
+        .unwrap()
 }
 
 /// The same appends, blobs, repeats, fences and batch on a directory (the
@@ -489,12 +491,33 @@ fn a_revision_over_the_inline_limit_round_trips_through_its_blob() {
     assert_eq!(revision.sequence(), 2);
 }
 
-/// The content store defaults to the root's own blob bucket; a writer
-/// given another content store requires the blobs there.
+/// The content store is a choice, as on a directory: a writer whose
+/// options name none checks no blob (any CONTENT is appended) and puts
+/// none; named by the root's address it is the root's own bucket (a
+/// missing blob `BlobMissing` at its object there); another directory
+/// requires the blobs there.
 #[test]
-fn the_content_store_is_the_roots_bucket_unless_the_options_name_one() {
+fn the_content_store_is_the_one_the_options_name_and_none_checks_nothing() {
     let server = NatsServer::start();
     let nats = root(&server, "content");
+    // A root a writer created without `init`, no store named: no check.
+    let mut w = nats.writer(WriterOptions::new()).unwrap();
+    let nowhere = ContentPointer::new(ContentDigest::of_bytes(b"nowhere"), 7);
+    let unchecked = text("free", &ts(1), None, &[("1.0.0", nowhere)]);
+    assert_eq!(w.append(&unchecked).unwrap().sequence(), 1);
+    let e = w.put_blob(b"no store").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Usage, "{e}");
+    w.close().unwrap();
+    assert_eq!(
+        nats.ledger()
+            .unwrap()
+            .check_blob(&nowhere)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::BlobMissing
+    );
+
+    // Another directory: the blob is required there, not in the bucket.
     let elsewhere = Root::new();
     let mut w = nats
         .writer(WriterOptions::new().content_store(elsewhere.path()))
@@ -508,9 +531,20 @@ fn the_content_store_is_the_roots_bucket_unless_the_options_name_one() {
         "{e}"
     );
     w.close().unwrap();
+
+    // The root's own bucket, named by the root's address.
     let mut w = writer(&nats);
-    assert_eq!(w.append(&t).unwrap().sequence(), 1);
-    nats.ledger().unwrap().check_blob(&pointer).unwrap();
+    assert_eq!(w.append(&t).unwrap().sequence(), 2);
+    let missing = ContentPointer::new(ContentDigest::of_bytes(b"not put"), 7);
+    let refused = text("other", &ts(1), None, &[("1.0.0", missing)]);
+    let e = w.append(&refused).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BlobMissing, "{e}");
+    let object = format!("{nats}/blobs/sha256/{}", missing.digest().to_hex());
+    assert_eq!(e.path(), Some(std::path::Path::new(&object)), "{e}");
+    // A blob put through the writer lands in the bucket.
+    assert_eq!(w.put_blob(b"not put").unwrap(), missing);
+    nats.ledger().unwrap().check_blob(&missing).unwrap();
+    assert_eq!(w.append(&refused).unwrap().sequence(), 3);
     w.close().unwrap();
 }
 

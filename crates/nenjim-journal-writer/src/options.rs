@@ -111,11 +111,16 @@ impl WriterOptions {
 impl WriterOptions {
     /// The content store's directory, if one is configured
     /// ([`content_store`](Self::content_store),
-    /// [`content_store_in`](Self::content_store_in)): a backend that has a
-    /// content store of its own (a NATS root's blob bucket) uses it when
-    /// none is.
+    /// [`content_store_in`](Self::content_store_in)); without one, a
+    /// writer checks no blob (format section 9).
     pub fn content_store_dir(&self) -> Option<&Path> {
         self.content_store.as_deref()
+    }
+
+    /// The store the content store lives in when it is not the local file
+    /// system ([`content_store_in`](Self::content_store_in)).
+    pub fn content_store_on(&self) -> Option<&Arc<dyn Store>> {
+        self.content_store_on.as_ref()
     }
 
     /// Where the content store lives.

@@ -16,6 +16,15 @@
 //! `--store` would otherwise start an empty store). The record is not part
 //! of the Journal: the loader never reads it; it is replaced (only if
 //! unchanged since read, as the lease is) by a later `init --store`.
+//!
+//! A NATS root keeps the record in its key-value bucket
+//! `NENJIM_<name>_meta` (the backend maps `<root>/.ledger/store` there).
+//! Its content store is a choice as a directory's is: `init` without
+//! `--store` records its own blob bucket (`store .`: the root itself),
+//! with `--store` another store (a directory or a bucket URL). A NATS root
+//! that records none (made by an older `init`, or by a writer without
+//! `init`) keeps its blobs in its own bucket for the commands, as every
+//! NATS root did before stores were recorded.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +45,9 @@ pub const STORE_RECORD: &str = nenjim_journal_store::ledger::STORE_RECORD;
 const RECORD_MAX: u64 = 64 * 1024;
 /// The store record's first line.
 const HEADER: &str = "nenjim-store/1";
+/// The store a record names by `store .`: the root itself (a NATS root's
+/// own blob bucket).
+const ITSELF: &str = ".";
 
 /// The `--json` document.
 #[derive(Debug, Serialize)]
@@ -58,15 +70,21 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         None => None,
     };
     let root_address = locate(&args.root)?;
-    if let (Address::Nats { .. }, Some(_)) = (&root_address, &args.store) {
-        return Err(CliError::usage(
-            "Usage",
-            format!(
-                "found --store for the NATS root {}, expected none: a NATS root records no content store (its blobs live in its own bucket, the default of every writing command; pass --store to a writing command to use another store)",
-                path_text(&args.root)
-            ),
-        ));
-    }
+    let nats = matches!(root_address, Address::Nats { .. });
+    // A NATS root named as its own store is recorded as itself (the
+    // address it is reached by may change).
+    let store_check = match store_check {
+        Some(_)
+            if nats
+                && args
+                    .store
+                    .as_deref()
+                    .is_some_and(|s| same_nats_root(s, &root_address)) =>
+        {
+            Some((ITSELF.to_owned(), false))
+        }
+        other => other,
+    };
     let (fs, root) = crate::address::store(&root_address)?;
     let created_root = match &root_address {
         // Its stream and buckets, created where absent.
@@ -89,9 +107,18 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
             created_root(args, &root_address, &*fs, root)?
         }
     };
-    let (store, created_store) = match store_check {
+    // What to record: `--store`; else a NATS root that records nothing
+    // records its own bucket; else the record is kept.
+    let recorded = read_record(&*fs, root)?;
+    let (record, created_store) = match store_check {
         Some((text, created)) => (Some(text), created),
-        None => (recorded_store(&args.root)?.map(|p| path_text(&p)), false),
+        None if nats && recorded.is_none() => (Some(ITSELF.to_owned()), false),
+        None => (None, false),
+    };
+    let store = match record.as_deref().or(recorded.as_deref()) {
+        Some(ITSELF) => Some(path_text(&args.root)),
+        Some(text) => Some(text.to_owned()),
+        None => None,
     };
     // The writer creates the ledger; the record is written under its lease.
     with_writer_at(
@@ -102,7 +129,7 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         0,
         ui,
         |_writer| {
-            if let (Some(text), Some(_)) = (&store, &args.store) {
+            if let Some(text) = &record {
                 write_record(&*fs, root, text)?;
             }
             Ok(())
@@ -119,10 +146,17 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
     if args.json {
         ui.print_json(&document)?;
     } else {
+        let itself = nats && document.store.as_deref() == Some(document.root.as_str());
         let store = match &document.store {
             Some(store) => format!(
                 "content store {store}{}",
-                if created_store { " (created)" } else { "" }
+                if created_store {
+                    " (created)"
+                } else if itself {
+                    " (its own bucket)"
+                } else {
+                    ""
+                }
             ),
             None => "no content store recorded (pass --store to record one)".to_owned(),
         };
@@ -180,6 +214,14 @@ fn record_text(store: &Path) -> Result<String, CliError> {
     }
 }
 
+/// Whether `store` (as typed) names the NATS root at `root`.
+fn same_nats_root(store: &Path, root: &Address) -> bool {
+    match (locate(store), root) {
+        (Ok(Address::Nats { path, .. }), Address::Nats { path: root, .. }) => path == *root,
+        _ => false,
+    }
+}
+
 /// The path of the store record of `root` (a path in its store).
 fn record_path(root: &Path) -> PathBuf {
     ledger::ledger_dir(root).join(STORE_RECORD)
@@ -204,16 +246,24 @@ fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError
     }
 }
 
-/// The content store recorded by `root` (as typed: a path or a URL), if
-/// any. A root that does not exist records none.
-pub fn recorded_store(root: &Path) -> Result<Option<PathBuf>, CliError> {
-    let address = locate(root)?;
-    if let Address::Nats { .. } = address {
-        // A NATS root records none (see `run`): its content store is its
-        // own bucket.
-        return Ok(Some(root.to_path_buf()));
-    }
+/// The content store recorded by `root` (as typed: a path or a URL; the
+/// root itself, as typed, for `store .`), if any. A root that does not
+/// exist records none; a NATS root that records none keeps its blobs in
+/// its own bucket (see the module docs).
+pub fn recorded_store(typed: &Path) -> Result<Option<PathBuf>, CliError> {
+    let address = locate(typed)?;
     let (fs, root) = crate::address::store(&address)?;
+    Ok(match read_record(&*fs, root)?.as_deref() {
+        Some(ITSELF) => Some(typed.to_path_buf()),
+        Some(store) => Some(PathBuf::from(store)),
+        None if matches!(address, Address::Nats { .. }) => Some(typed.to_path_buf()),
+        None => None,
+    })
+}
+
+/// The store named by the store record of `root` (in `fs`), as written;
+/// `None` without a record.
+fn read_record(fs: &dyn Store, root: &Path) -> Result<Option<String>, CliError> {
     let path = record_path(root);
     let bytes = match fs.read(&path, RECORD_MAX) {
         Ok(bytes) => bytes,
@@ -227,7 +277,7 @@ pub fn recorded_store(root: &Path) -> Result<Option<PathBuf>, CliError> {
         lines.next().and_then(|l| l.strip_prefix("store ")),
     ) {
         (Some(HEADER), Some(store)) if !store.trim().is_empty() => {
-            Ok(Some(PathBuf::from(store.trim())))
+            Ok(Some(store.trim().to_owned()))
         }
         _ => Err(CliError::io(
             &path,

@@ -56,6 +56,11 @@
 //!   `NENJIM_<name>_tlog`: a create is a KV create, a replacement a KV
 //!   update at the revision read (the version), so the checkpoint is a
 //!   compare-and-set as on a directory.
+//! - `<root>/.ledger/store` (the store record: the content store the
+//!   command's `init` records, as on a directory) is the key `store` of
+//!   the key-value bucket `NENJIM_<name>_meta`, created by its first write
+//!   (create and replacement as for the transparency log). A root without
+//!   that bucket or key records no content store.
 //! - Anything else is absent to a reader and refused (`Unsupported`) to a
 //!   writer: a ledger entry file, a segment, a lease file have no place on
 //!   a NATS root (its ledger is the stream, its lease [`crate::NatsLease`]).
@@ -84,6 +89,9 @@ mod store;
 const CONTENT_DIR: &str = "blobs/sha256";
 /// The prefix of the transparency log's paths under the root.
 const TLOG_DIR: &str = ".ledger/tlog/";
+/// The key of the store record (`<root>/.ledger/store`, the content store
+/// the command's `init` records) in the metadata bucket.
+const STORE_RECORD_KEY: &str = seam::STORE_RECORD;
 
 /// A NATS root as a seam `Store` and `Ledger` (see the [module docs](self)).
 /// Share it as an `Arc<NatsBackend>`: every call blocks on the ledger's
@@ -101,6 +109,8 @@ pub struct NatsBackend {
     sequences: Mutex<HashMap<String, u64>>,
     /// The transparency log's key-value bucket, once opened.
     tlog: Mutex<Option<kv::Store>>,
+    /// The ledger metadata's key-value bucket (the store record), once opened.
+    meta: Mutex<Option<kv::Store>>,
 }
 
 /// The most revision bytes a backend keeps from its reads for the loader
@@ -159,10 +169,20 @@ enum Place {
     Revision(String),
     /// A content blob: its object key, `blobs/sha256/<hex>`.
     Blob(String),
-    /// A file of the transparency log: its key in the tlog bucket.
-    Tlog(String),
+    /// A file kept in a key-value bucket: the transparency log's (its key
+    /// in the tlog bucket) or the store record (in the metadata bucket).
+    Kv(Kv, String),
     /// Anything else.
     Other,
+}
+
+/// The key-value buckets of a root that hold files of its `.ledger/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kv {
+    /// `NENJIM_<name>_tlog`: a signed root's checkpoint and tiles.
+    Tlog,
+    /// `NENJIM_<name>_meta`: the store record.
+    Meta,
 }
 
 impl NatsBackend {
@@ -181,6 +201,7 @@ impl NatsBackend {
             read: Mutex::new(Kept::default()),
             sequences: Mutex::new(HashMap::new()),
             tlog: Mutex::new(None),
+            meta: Mutex::new(None),
         })
     }
 
@@ -226,7 +247,14 @@ impl NatsBackend {
             return Place::Root;
         }
         if let Some(key) = relative.strip_prefix(TLOG_DIR) {
-            return Place::Tlog(key.to_owned());
+            return Place::Kv(Kv::Tlog, key.to_owned());
+        }
+        if relative
+            .strip_prefix(seam::LEDGER_DIR)
+            .and_then(|rest| rest.strip_prefix('/'))
+            == Some(seam::STORE_RECORD)
+        {
+            return Place::Kv(Kv::Meta, STORE_RECORD_KEY.to_owned());
         }
         let parts: Vec<&str> = relative.split('/').collect();
         match parts[..] {
@@ -278,36 +306,51 @@ impl NatsBackend {
         })
     }
 
-    /// The tlog bucket (created if `create`); `None` when it does not exist.
-    fn tlog(&self, create: bool) -> io::Result<Option<kv::Store>> {
-        if let Some(store) = lock(&self.tlog).as_ref() {
+    /// The key-value bucket `bucket` (created if `create`); `None` when it
+    /// does not exist.
+    fn kv(&self, bucket: Kv, create: bool) -> io::Result<Option<kv::Store>> {
+        let slot = match bucket {
+            Kv::Tlog => &self.tlog,
+            Kv::Meta => &self.meta,
+        };
+        if let Some(store) = lock(slot).as_ref() {
             return Ok(Some(store.clone()));
         }
         let conn = self.ledger.conn();
-        let bucket = self.ledger.names().tlog_bucket.clone();
+        let names = self.ledger.names();
+        let (name, what) = match bucket {
+            Kv::Tlog => (names.tlog_bucket.clone(), "the transparency log"),
+            Kv::Meta => (names.meta_bucket.clone(), "the ledger metadata"),
+        };
         let store = if create {
             let config = kv::Config {
-                bucket: bucket.clone(),
+                bucket: name.clone(),
                 history: 1,
                 storage: StorageType::File,
                 num_replicas: self.ledger.stream_replicas(),
-                description: format!("the transparency log of {}", conn.address),
+                description: format!("{what} of {}", conn.address),
                 ..Default::default()
             };
+            // An existing bucket is opened as it is (its description may
+            // name another spelling of the server's address).
             conn.block_on(conn.js.create_key_value(config))
+                .or_else(|e| {
+                    conn.block_on(conn.js.get_key_value(name.clone()))
+                        .map_err(|_| e)
+                })
                 .map_err(io::Error::other)?;
             // Its reads go to its leader, as the other buckets' (then the
             // handle is opened again, without direct gets).
             self.ledger
                 .ensure_leader_reads()
                 .map_err(io::Error::other)?;
-            conn.block_on(conn.js.get_key_value(bucket.clone()))
+            conn.block_on(conn.js.get_key_value(name.clone()))
                 .map_err(io::Error::other)?
         } else {
-            match conn.block_on(conn.js.get_key_value(bucket.clone())) {
+            match conn.block_on(conn.js.get_key_value(name.clone())) {
                 Ok(store) => store,
                 Err(e) => {
-                    let missing = conn.block_on(conn.js.get_stream(format!("KV_{bucket}")));
+                    let missing = conn.block_on(conn.js.get_stream(format!("KV_{name}")));
                     return match missing {
                         Err(m)
                             if matches!(
@@ -323,13 +366,13 @@ impl NatsBackend {
                 }
             }
         };
-        *lock(&self.tlog) = Some(store.clone());
+        *lock(slot) = Some(store.clone());
         Ok(Some(store))
     }
 
-    /// The value of `key` of the tlog bucket and its revision.
-    fn tlog_get(&self, key: &str) -> io::Result<Option<(Bytes, u64)>> {
-        let Some(store) = self.tlog(false)? else {
+    /// The value of `key` of the key-value bucket `bucket` and its revision.
+    fn kv_get(&self, bucket: Kv, key: &str) -> io::Result<Option<(Bytes, u64)>> {
+        let Some(store) = self.kv(bucket, false)? else {
             return Ok(None);
         };
         let conn = self.ledger.conn();

@@ -47,7 +47,7 @@ impl FileSystem for NatsBackend {
                 Some(size) => Ok(EntryMetadata::new(EntryKind::File, size)),
                 None => Err(not_found()),
             },
-            Place::Tlog(key) => match self.tlog_get(&key)? {
+            Place::Kv(bucket, key) => match self.kv_get(bucket, &key)? {
                 Some((value, _)) => Ok(EntryMetadata::new(EntryKind::File, value.len() as u64)),
                 None => Err(not_found()),
             },
@@ -69,7 +69,7 @@ impl FileSystem for NatsBackend {
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         let bytes = match self.place(path) {
             Place::Revision(key) => self.revision_bytes(&key)?,
-            Place::Tlog(key) => self.tlog_get(&key)?.ok_or_else(not_found)?.0,
+            Place::Kv(bucket, key) => self.kv_get(bucket, &key)?.ok_or_else(not_found)?.0,
             Place::Blob(key) => {
                 let mut reader = self
                     .ledger
@@ -114,7 +114,7 @@ impl FileSystem for NatsBackend {
 impl BlobStore for NatsBackend {
     fn get(&self, path: &Path, limit: u64) -> io::Result<Option<(Vec<u8>, Version)>> {
         match self.place(path) {
-            Place::Tlog(key) => match self.tlog_get(&key)? {
+            Place::Kv(bucket, key) => match self.kv_get(bucket, &key)? {
                 Some((value, _)) if value.len() as u64 > limit => Err(io::Error::new(
                     io::ErrorKind::FileTooLarge,
                     format!("the file holds {} bytes", value.len()),
@@ -159,8 +159,8 @@ impl BlobStore for NatsBackend {
                     false => Ok(Created::Exists),
                 }
             }
-            Place::Tlog(key) => {
-                let store = self.tlog(true)?.ok_or_else(not_found)?;
+            Place::Kv(bucket, key) => {
+                let store = self.kv(bucket, true)?.ok_or_else(not_found)?;
                 let conn = self.ledger.conn();
                 match conn.block_on(store.create(&key, Bytes::copy_from_slice(bytes))) {
                     Ok(_) => Ok(Created::New),
@@ -209,10 +209,10 @@ impl BlobStore for NatsBackend {
         bytes: &[u8],
         expected: Option<&Version>,
     ) -> io::Result<Option<Version>> {
-        let Place::Tlog(key) = self.place(path) else {
+        let Place::Kv(bucket, key) = self.place(path) else {
             return Err(unsupported(path, "replaceable file"));
         };
-        let store = self.tlog(true)?.ok_or_else(not_found)?;
+        let store = self.kv(bucket, true)?.ok_or_else(not_found)?;
         let conn = self.ledger.conn();
         let value = Bytes::copy_from_slice(bytes);
         match expected {
@@ -247,8 +247,8 @@ impl BlobStore for NatsBackend {
                     None => Ok(Box::new(io::Cursor::new(self.revision_bytes(&key)?))),
                 }
             }
-            Place::Tlog(key) => {
-                let (value, _) = self.tlog_get(&key)?.ok_or_else(not_found)?;
+            Place::Kv(bucket, key) => {
+                let (value, _) = self.kv_get(bucket, &key)?.ok_or_else(not_found)?;
                 Ok(Box::new(io::Cursor::new(value)))
             }
             Place::Root | Place::Other => Err(not_found()),

@@ -65,6 +65,9 @@ pub struct Names {
     /// is connected: `nenjim.<name>.lease` (the holder's is
     /// `nenjim.<name>.lease.<nonce>`, see [`crate::lease`]).
     pub lease_subjects: String,
+    /// The key-value bucket of the root's ledger metadata (the content
+    /// store `init` records): `NENJIM_<name>_meta`.
+    pub meta_bucket: String,
 }
 
 impl Names {
@@ -77,6 +80,7 @@ impl Names {
             blob_bucket: format!("NENJIM_{name}_blobs"),
             tlog_bucket: format!("NENJIM_{name}_tlog"),
             lease_subjects: format!("nenjim.{name}.lease"),
+            meta_bucket: format!("NENJIM_{name}_meta"),
         }
     }
 }
@@ -302,6 +306,7 @@ impl NatsLedger {
                 format!("KV_{}", names.lease_bucket),
                 format!("OBJ_{}", names.blob_bucket),
                 format!("KV_{}", names.tlog_bucket),
+                format!("KV_{}", names.meta_bucket),
             ];
             for bucket in buckets {
                 self.scale(&bucket, replicas.unwrap_or(1))?;
@@ -409,6 +414,7 @@ impl NatsLedger {
             format!("KV_{}", names.lease_bucket),
             format!("OBJ_{}", names.blob_bucket),
             format!("KV_{}", names.tlog_bucket),
+            format!("KV_{}", names.meta_bucket),
         ];
         for bucket in buckets {
             let Some(stream) = self.find_stream(&bucket)? else {
