@@ -276,9 +276,23 @@ pub fn syntax_error(line: usize, column: usize, message: impl Into<String>) -> J
     JournalError::new(ErrorKind::Syntax, message).at(line, column)
 }
 
-/// An [`ErrorKind::Io`] error about `path`, keeping the OS error as `source()`.
+/// An [`ErrorKind::Io`] error about `path`, keeping the OS error as
+/// `source()`; [`ErrorKind::Unavailable`] when the I/O timed out (or the
+/// io error carries a backend's `Unavailable`): retry later.
 pub fn io_error(path: impl Into<PathBuf>, what: &str, error: std::io::Error) -> JournalError {
-    JournalError::new(ErrorKind::Io, format!("{what}: {error}"))
+    // An I/O that timed out is an outage to retry, as is a backend's own
+    // `Unavailable` carried through an io error.
+    let unavailable = error.kind() == std::io::ErrorKind::TimedOut
+        || error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<JournalError>())
+            .is_some_and(|e| e.kind() == ErrorKind::Unavailable);
+    let kind = if unavailable {
+        ErrorKind::Unavailable
+    } else {
+        ErrorKind::Io
+    };
+    JournalError::new(kind, format!("{what}: {error}"))
         .with_path(path)
         .with_source(error)
 }

@@ -79,6 +79,20 @@ fn init_replicates_a_root_as_asked_and_check_reports_it() {
     assert!(run_json(&[&"check", &directory], 0)["replication"].is_null());
 }
 
+/// `init <root> --replicas 3`, re-run while the new cluster says "retry
+/// later" (its meta leader elected, but not yet every stream placed).
+fn init_replicated(root: &str) {
+    for _ in 0..60 {
+        let output = run(&[&"init", &root, &"--replicas", &"3"]);
+        match output.status.code() {
+            Some(0) => return,
+            Some(75) => std::thread::sleep(std::time::Duration::from_millis(200)),
+            other => panic!("init exited {other:?}: {}", stderr(&output)),
+        }
+    }
+    panic!("init {root} said retry later 60 times");
+}
+
 /// A genesis text of `coordinate`.
 fn genesis(coordinate: &str) -> String {
     format!(
@@ -92,6 +106,7 @@ fn genesis(coordinate: &str) -> String {
 /// made twice). Returns the sequence and whether any run was a 75.
 fn append_until_committed(root: &str, file: &std::path::Path) -> (u64, bool) {
     let mut retried = false;
+    let mut last = String::new();
     for _ in 0..60 {
         let output = run(&[&"append", &root, &file, &"--json"]);
         match output.status.code() {
@@ -110,6 +125,7 @@ fn append_until_committed(root: &str, file: &std::path::Path) -> (u64, bool) {
                 );
                 assert_eq!(said.trim().lines().count(), 1, "one line: {said}");
                 retried = true;
+                last = said;
                 std::thread::sleep(std::time::Duration::from_millis(200));
             }
             other => panic!(
@@ -118,7 +134,10 @@ fn append_until_committed(root: &str, file: &std::path::Path) -> (u64, bool) {
             ),
         }
     }
-    panic!("{} was not committed after 60 runs", file.display());
+    panic!(
+        "{} was not committed after 60 runs; the last said: {last}",
+        file.display()
+    );
 }
 
 /// The sequences and coordinates the root's events report, in order
@@ -186,7 +205,7 @@ fn nothing_acknowledged_lost(cluster: &NatsCluster, root: &str, committed: &[(u6
 fn the_stream_leader_killed_during_appends_loses_nothing_and_a_follower_prints_each_once() {
     let mut cluster = NatsCluster::start(3);
     let root = cluster.root("hub");
-    run_json(&[&"init", &root, &"--replicas", &"3"], 0);
+    init_replicated(&root);
     let dir = tempdir();
     // A follower across the leader change.
     let mut follower = crate::operators::command(&[&"events", &root, &"--follow", &"--json"])
@@ -244,7 +263,7 @@ fn the_stream_leader_killed_during_appends_loses_nothing_and_a_follower_prints_e
 fn a_rolling_restart_while_appending_loses_nothing() {
     let mut cluster = NatsCluster::start(3);
     let root = cluster.root("hub");
-    run_json(&[&"init", &root, &"--replicas", &"3"], 0);
+    init_replicated(&root);
     let dir = tempdir();
     let mut committed = Vec::new();
     let mut next = 0;
@@ -272,7 +291,7 @@ fn a_rolling_restart_while_appending_loses_nothing() {
 fn every_node_killed_and_restarted_loses_nothing_acknowledged() {
     let mut cluster = NatsCluster::start(3);
     let root = cluster.root("hub");
-    run_json(&[&"init", &root, &"--replicas", &"3"], 0);
+    init_replicated(&root);
     let dir = tempdir();
     let mut committed = Vec::new();
     for i in 0..12 {

@@ -267,6 +267,17 @@ fn the_command_authenticates_with_the_nats_settings_and_never_shows_the_secret()
         "{stderr}"
     );
     assert_code(&init("s3cret-t0ken"), 0);
+    // No credentials at all: the message says which variables exist.
+    let none = crate::operators::command(&[&"list", &root])
+        .env_remove("NATS_TOKEN")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_code(&none, 2);
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        said.contains("none is set") && said.contains("NATS_CREDS") && said.contains("NATS_TOKEN"),
+        "{said}"
+    );
     // A setting that cannot be used is named too.
     let missing = crate::operators::command(&[&"list", &root])
         .env("NATS_CREDS", "/nonexistent/hub.creds")

@@ -24,6 +24,13 @@ fn a_root_on_a_cluster_has_the_replicas_asked_for_and_never_more_than_servers() 
     let root = cluster_root(&cluster, "hub");
     assert_eq!(root.servers().len(), 3);
     let ledger = root.ledger().unwrap();
+    // The servers a client learns of come with the server's INFO updates.
+    for _ in 0..200 {
+        if ledger.cluster_size() == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     assert_eq!(ledger.cluster_size(), 3);
     // More than the cluster has: refused, naming both numbers, nothing made.
     let refused = ledger.create_replicated(Some(4)).unwrap_err();
@@ -66,7 +73,11 @@ fn two_hundred_releases_at_r3_with_no_fault_are_never_refused() {
     let cluster = NatsCluster::start(3);
     let root = cluster_root(&cluster, "hub");
     root.ledger().unwrap().create_replicated(Some(3)).unwrap();
-    let mut writer = root.writer(WriterOptions::new()).unwrap();
+    // The root's own bucket as its content store: the check of each
+    // release reads it.
+    let mut writer = root
+        .writer(WriterOptions::new().content_store(root.to_string()))
+        .unwrap();
     for i in 0..200u32 {
         let pointer = writer.put_blob(format!("artifact {i}").as_bytes()).unwrap();
         let text = text(&format!("a{i}"), &ts(1), None, &[("1.0.0", pointer)]);
@@ -78,7 +89,9 @@ fn two_hundred_releases_at_r3_with_no_fault_are_never_refused() {
     writer.close().unwrap();
     // A fresh writer (a command's) right after: its lease and blob reads
     // see everything.
-    let mut again = root.writer(WriterOptions::new()).unwrap();
+    let mut again = root
+        .writer(WriterOptions::new().content_store(root.to_string()))
+        .unwrap();
     let pointer = again.put_blob(b"one more").unwrap();
     again
         .append(&text("last", &ts(1), None, &[("1.0.0", pointer)]))

@@ -361,6 +361,38 @@ fn a_message_whose_bytes_differ_from_its_record_is_a_ledger_mismatch() {
     assert!(e.message().contains("Nenjim-Record"), "{e}");
 }
 
+/// A record that sizes its revision over the loader's 64 MiB limit is
+/// refused before its blob is read (a hostile store cannot make a reader
+/// fetch a huge object first).
+#[test]
+fn a_record_sizing_its_revision_over_the_limit_is_too_large_before_its_blob_is_read() {
+    let server = NatsServer::start();
+    let root = root(&server, "huge");
+    let ledger = created(&root);
+    let raw = raw::Raw::connect(&server);
+    let size = nenjim_journal_fs::MAX_FILE_LEN + 1;
+    let pointer = RevisionPointer::new(
+        "left-pad".parse().unwrap(),
+        ts(1).parse().unwrap(),
+        size,
+        RevisionDigest::of_bytes(b"whatever"),
+    );
+    let line = Entry::new(1, Record::Revision(pointer)).to_string();
+    // The object it points at is small: only the record's size says huge.
+    raw.put_object("NENJIM_huge_blobs", "revisions/sha256/00", b"small");
+    raw.publish(
+        "nenjim.huge.ledger",
+        &[
+            ("Nenjim-Record", &line),
+            ("Nenjim-Blob", "revisions/sha256/00"),
+        ],
+        b"",
+    );
+    let e = ledger.read_after(0, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge, "{e}");
+    assert!(e.message().contains("is not read"), "{e}");
+}
+
 #[test]
 fn the_lease_is_held_released_taken_over_and_the_old_holder_fenced() {
     let server = NatsServer::start();
@@ -539,7 +571,7 @@ fn a_stopped_server_is_a_typed_error_for_a_waiting_follower_and_a_committer() {
     rx.recv().unwrap();
     server.stop();
     let e = waiting.join().unwrap().unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}");
     assert!(e.message().contains("lost the connection"), "{e}");
     assert!(e.message().contains("after 2 reconnect attempts"), "{e}");
     let text = genesis("left-pad", &ts(2), &[]);
@@ -549,7 +581,7 @@ fn a_stopped_server_is_a_typed_error_for_a_waiting_follower_and_a_committer() {
         Some(text.as_bytes()),
     );
     match outcome {
-        Err(CommitError::Failed(e)) => assert_eq!(e.kind(), ErrorKind::Io, "{e}"),
+        Err(CommitError::Failed(e)) => assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}"),
         other => panic!("{other:?}"),
     }
     // Nothing was half committed: the restarted server holds entry 1 alone.

@@ -296,7 +296,7 @@ impl NatsBackend {
         let (_, revision) = self
             .ledger
             .read_entry(sequence)
-            .map_err(io::Error::other)?
+            .map_err(io_of)?
             .into_parts();
         revision.ok_or_else(|| {
             io::Error::new(
@@ -304,6 +304,15 @@ impl NatsBackend {
                 format!("ledger entry {sequence} records no revision"),
             )
         })
+    }
+
+    /// A request's failure as the io error the seam's calls return: one
+    /// line, `TimedOut` for an outage (see [`io_of`]).
+    pub(crate) fn request_io<E>(&self, what: &str, error: E) -> io::Error
+    where
+        E: std::fmt::Display + crate::outage::Outage,
+    {
+        io_of(self.ledger.conn().request_error(what, error))
     }
 
     /// The key-value bucket `bucket` (created if `create`); `None` when it
@@ -338,14 +347,12 @@ impl NatsBackend {
                     conn.block_on(conn.js.get_key_value(name.clone()))
                         .map_err(|_| e)
                 })
-                .map_err(io::Error::other)?;
+                .map_err(|e| self.request_io(&format!("cannot create the bucket {name}"), e))?;
             // Its reads go to its leader, as the other buckets' (then the
             // handle is opened again, without direct gets).
-            self.ledger
-                .ensure_leader_reads()
-                .map_err(io::Error::other)?;
+            self.ledger.ensure_leader_reads().map_err(io_of)?;
             conn.block_on(conn.js.get_key_value(name.clone()))
-                .map_err(io::Error::other)?
+                .map_err(|e| self.request_io(&format!("cannot open the bucket {name}"), e))?
         } else {
             match conn.block_on(conn.js.get_key_value(name.clone())) {
                 Ok(store) => store,
@@ -361,7 +368,7 @@ impl NatsBackend {
                         {
                             Ok(None)
                         }
-                        _ => Err(io::Error::other(e)),
+                        _ => Err(self.request_io(&format!("cannot open the bucket {name}"), e)),
                     };
                 }
             }
@@ -376,7 +383,9 @@ impl NatsBackend {
             return Ok(None);
         };
         let conn = self.ledger.conn();
-        let entry = conn.block_on(store.entry(key)).map_err(io::Error::other)?;
+        let entry = conn
+            .block_on(store.entry(key))
+            .map_err(|e| self.request_io(&format!("cannot read the key {key}"), e))?;
         Ok(entry
             .filter(|e| e.operation == kv::Operation::Put)
             .map(|e| (e.value, e.revision)))
@@ -538,4 +547,17 @@ impl Ledger for SharedLedger {
     fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
         self.0.commit_batch(tip, records)
     }
+}
+
+/// A Journal error as the io error the seam's file-system calls return: an
+/// outage (`Unavailable`) as `TimedOut`, which the loader and the command
+/// turn back into `Unavailable` ("retry later"); anything else as `Other`.
+/// The error itself is kept as the io error's inner error.
+pub(crate) fn io_of(error: JournalError) -> io::Error {
+    let kind = if error.kind() == ErrorKind::Unavailable {
+        io::ErrorKind::TimedOut
+    } else {
+        io::ErrorKind::Other
+    };
+    io::Error::new(kind, error)
 }

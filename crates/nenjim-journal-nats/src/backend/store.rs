@@ -43,7 +43,7 @@ impl FileSystem for NatsBackend {
                     None => Err(not_found()),
                 }
             }
-            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
+            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(super::io_of)? {
                 Some(size) => Ok(EntryMetadata::new(EntryKind::File, size)),
                 None => Err(not_found()),
             },
@@ -74,7 +74,7 @@ impl FileSystem for NatsBackend {
                 let mut reader = self
                     .ledger
                     .open_blob(&key)
-                    .map_err(io::Error::other)?
+                    .map_err(super::io_of)?
                     .ok_or_else(not_found)?;
                 let mut bytes = Vec::new();
                 (&mut reader)
@@ -124,7 +124,7 @@ impl BlobStore for NatsBackend {
                 }
                 None => Ok(None),
             },
-            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(io::Error::other)? {
+            Place::Blob(key) => match self.ledger.blob_size(&key).map_err(super::io_of)? {
                 Some(_) => {
                     let bytes = FileSystem::read(self, path, limit)?;
                     let version = Version::new(ContentDigest::of_bytes(&bytes).to_hex());
@@ -153,7 +153,7 @@ impl BlobStore for NatsBackend {
                 match self
                     .ledger
                     .put_blob_if_absent(&key, bytes)
-                    .map_err(io::Error::other)?
+                    .map_err(super::io_of)?
                 {
                     true => Ok(Created::New),
                     false => Ok(Created::Exists),
@@ -165,7 +165,7 @@ impl BlobStore for NatsBackend {
                 match conn.block_on(store.create(&key, Bytes::copy_from_slice(bytes))) {
                     Ok(_) => Ok(Created::New),
                     Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(Created::Exists),
-                    Err(e) => Err(io::Error::other(e)),
+                    Err(e) => Err(self.request_io("cannot write a key of the root's bucket", e)),
                 }
             }
             Place::Root | Place::Other => Err(unsupported(path, "such file")),
@@ -187,7 +187,7 @@ impl BlobStore for NatsBackend {
         let created = self
             .ledger
             .put_blob_if_absent(&key, &bytes)
-            .map_err(io::Error::other)?;
+            .map_err(super::io_of)?;
         Ok((
             if created {
                 Created::New
@@ -219,7 +219,7 @@ impl BlobStore for NatsBackend {
             None => match conn.block_on(store.create(&key, value)) {
                 Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
                 Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(None),
-                Err(e) => Err(io::Error::other(e)),
+                Err(e) => Err(self.request_io("cannot write a key of the root's bucket", e)),
             },
             Some(version) => {
                 let Ok(revision) = version.as_str().parse::<u64>() else {
@@ -228,7 +228,7 @@ impl BlobStore for NatsBackend {
                 match conn.block_on(store.update(&key, value, revision)) {
                     Ok(revision) => Ok(Some(Version::new(revision.to_string()))),
                     Err(e) if e.kind() == kv::UpdateErrorKind::WrongLastRevision => Ok(None),
-                    Err(e) => Err(io::Error::other(e)),
+                    Err(e) => Err(self.request_io("cannot write a key of the root's bucket", e)),
                 }
             }
         }
@@ -236,7 +236,7 @@ impl BlobStore for NatsBackend {
 
     fn open(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
         match self.place(path) {
-            Place::Blob(key) => match self.ledger.open_blob(&key).map_err(io::Error::other)? {
+            Place::Blob(key) => match self.ledger.open_blob(&key).map_err(super::io_of)? {
                 Some(reader) => Ok(Box::new(reader)),
                 None => Err(not_found()),
             },

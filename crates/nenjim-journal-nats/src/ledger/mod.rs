@@ -251,8 +251,12 @@ impl NatsLedger {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
         if let Some(asked) = replicas {
+            // A server of no cluster refuses more than one at once; a
+            // cluster's own answer to the create decides (its INFO's list
+            // of servers can lag a server that just joined), said with the
+            // numbers by `replicas_error`.
             let servers = self.cluster_size();
-            if asked == 0 || asked > servers {
+            if asked == 0 || (asked > 1 && !self.is_clustered()) {
                 return Err(error::error(
                     ErrorKind::Usage,
                     format!(
@@ -315,11 +319,11 @@ impl NatsLedger {
         self.ensure_leader_reads()
     }
 
-    /// The ledger stream's replicas as last read (1 before it is): the
-    /// number every bucket of the root is created with.
+    /// The ledger stream's replicas (1 when it cannot be read): the number
+    /// every bucket of the root is created with, whichever connection
+    /// creates it.
     pub(crate) fn stream_replicas(&self) -> usize {
-        lock(&self.inner.stream)
-            .as_ref()
+        self.stream()
             .map_or(1, |s| s.cached_info().config.num_replicas.max(1))
     }
 
