@@ -4,7 +4,7 @@
 //! predecessor: the reference Journal's `replay_events` (through
 //! [`ChainState::replay_events`]) and the command line's `history` and
 //! `events` all use it. The order of the events of one revision is the
-//! order of `api.md` ("The event feed"), documented on
+//! order of `docs/api.md` ("The event feed"), documented on
 //! [`EventChange`].
 
 use std::collections::VecDeque;

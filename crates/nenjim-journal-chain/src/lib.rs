@@ -47,7 +47,7 @@
 //! [`ChainState::revision_by_digest`] and [`ChainState::by_sequence`] are
 //! the two indexes behind them.
 //! [`events`] derives what a revision changed against its predecessor (the
-//! event feed of `api.md`), and [`ChainState::replay_events`] is the cursor
+//! event feed of `docs/api.md`), and [`ChainState::replay_events`] is the cursor
 //! over the events of a snapshot, after a sequence number.
 //!
 //! This crate does no I/O: the file system loader (`nenjim-journal-fs`)

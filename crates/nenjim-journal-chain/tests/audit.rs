@@ -1,5 +1,5 @@
 //! The chain audit (s28): the rules of sections 4 to 6 and the queries and
-//! event feed of `api.md` at their edges (pre-releases in intervals, `*`,
+//! event feed of `docs/api.md` at their edges (pre-releases in intervals, `*`,
 //! releases added below the newest one, DEPENDS reordered, policy that moves,
 //! boundaries of `revision_as_of`, resumed event feeds, idempotent repeats
 //! with another sequence), every revision built from a text by the parser.

@@ -1,6 +1,6 @@
 //! The audit's findings on the JetStream layer: each test reproduces one
 //! way a commit, a lease, a follower or a read broke the contract (format
-//! sections 6 and 9, api.md "Following" and "NATS JetStream roots").
+//! sections 6 and 9, docs/api.md "Following" and "nenjim_journal_nats").
 
 use std::time::Duration;
 

@@ -12,7 +12,7 @@
 //! [`render`] goes the other way and writes a revision in canonical form.
 //!
 //! The text flows through files named after the format's parts
-//! (`journal-format.md`, sections 1 to 5):
+//! (`docs/format.md`, sections 1 to 5):
 //!
 //! - `index.rs` (sections 1 and 2) makes the text's structural index in
 //!   one pass over its bytes, 64 at a time (vector compares): a bitmask of

@@ -1,4 +1,4 @@
-//! Tests as data: every rule of `journal-format.md` sections 1–5, each with
+//! Tests as data: every rule of `docs/format.md` sections 1–5, each with
 //! a minimal valid text and a minimal invalid one, and the expected outcome
 //! (error kind, line and, where meaningful, column).
 //!

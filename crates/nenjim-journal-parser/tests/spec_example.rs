@@ -1,4 +1,4 @@
-//! The complete example of `journal-format.md` section 8 parses, and says what it says.
+//! The complete example of `docs/format.md` section 8 parses, and says what it says.
 
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 

@@ -1,7 +1,7 @@
 //! Findings of the audit of the reference Journal (session 28), each a
 //! test that failed before its fix: stopping the Journal ends a follow
 //! cursor with `Stopped` even while it still holds a backlog or items
-//! of a revision it read (api.md, "Following": "Stopping the Journal
+//! of a revision it read (docs/api.md, "Following": "Stopping the Journal
 //! ends every follow cursor with `Stopped`").
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

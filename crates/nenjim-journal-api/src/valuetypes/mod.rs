@@ -1,7 +1,7 @@
 //! Validated value types: one per token of the format.
 //!
 //! Every type here validates on construction and cannot hold an invalid
-//! value. `FromStr` parses exactly the token syntax of `journal-format.md`
+//! value. `FromStr` parses exactly the token syntax of `docs/format.md`
 //! section 2 and `Display` writes it back, so `s.parse::<T>()?.to_string() ==
 //! s` for every valid token `s` (for [`Description`], `s` is the quoted form).
 //! Parse errors are [`JournalError`]s of kind

@@ -42,7 +42,7 @@ pub struct ProveArgs {
     pub json: bool,
 }
 
-/// The proof document (api.md, "The command").
+/// The proof document (docs/api.md, "the command").
 #[derive(Debug, Serialize)]
 struct ProofDocument {
     index: u64,
