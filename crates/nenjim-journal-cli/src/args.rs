@@ -20,13 +20,26 @@ pub use crate::commands::witness::WitnessArgs;
 
 /// Check, inspect, author and verify Nenjim Journal roots.
 ///
+/// Every subcommand that takes a root takes a directory, a bucket URL
+/// (`s3://bucket/prefix`, `gs://…`, `az://…`, `file://…`, `memory://`) or a
+/// NATS JetStream root (`nats://host:port/<name>`, or
+/// `nats://h1:p1,h2:p2,…/<name>` for a cluster: the client moves to another
+/// server when it loses one). `init` makes a NATS root (its stream and
+/// buckets; `--replicas N` keeps N copies of each, R3 for a hub); its
+/// credentials and TLS come from `NATS_CREDS`, `NATS_NKEY`,
+/// `NATS_USER`/`NATS_PASSWORD` or `NATS_TOKEN` (at most one), and `NATS_CA`,
+/// `NATS_CERT`/`NATS_KEY`.
+///
 /// Exit codes: 0 everything is valid; 1 the journal, a file or the content
 /// is invalid (or a coordinate, revision or release is unknown); 2 a usage
 /// or I/O problem (bad arguments, missing or unreadable root, file or
-/// store); 75 a write refused for now, nothing written (another writer
-/// holds the lease, committed first or took the lease over: retry later,
-/// or pass --wait); 130 a
-/// writing command stopped by SIGINT or SIGTERM (re-run to resume).
+/// store; a certificate or credentials refused); 75 refused for now, retry
+/// later: a write refused with nothing written (another writer holds the
+/// lease, committed first or took the lease over; --wait waits), or a
+/// NATS root's servers did not answer (a timeout, a leader election,
+/// servers down; the one-line message says whether anything was
+/// committed); 130 a writing command stopped by SIGINT or SIGTERM (re-run
+/// to resume).
 #[derive(Debug, Parser)]
 #[command(name = "nenjim-journal", version, propagate_version = true)]
 pub struct Cli {
@@ -110,8 +123,10 @@ pub enum Command {
     /// object per line; `--format atom` writes an Atom feed of the newest
     /// events (50 unless `--limit`). `--follow` then prints each new event
     /// as it is appended, until SIGINT or SIGTERM (exit code 0): live on a
-    /// NATS root; on a directory or a bucket it polls, refreshing the root
-    /// every `--interval` seconds (default 2). Exit code 1 for an unknown
+    /// NATS root (riding out server restarts and leader elections: it
+    /// resumes after the last event read, printing none twice); on a
+    /// directory or a bucket it polls, refreshing the root every
+    /// `--interval` seconds (default 2). Exit code 1 for an unknown
     /// coordinate.
     Events(EventsArgs),
     /// Show an artifact's worldview at one revision, or one release in it.
@@ -156,13 +171,28 @@ pub enum Command {
     ///
     /// `nenjim-journal man > nenjim-journal.1 && man ./nenjim-journal.1`.
     Man(ManArgs),
-    /// Create a Journal root (and its ledger), recording its content store.
+    /// Create a Journal root and its ledger (on NATS: its stream and buckets), recording its content store.
     ///
     /// Creates the root (a directory or a bucket prefix) and its ledger;
     /// `--store` records the content store in `<root>/.ledger/store`, which
     /// `release`, `append` and `verify-content` then use unless given
     /// `--store`. A store that does not exist is refused unless `--create`.
     /// Running it again on an existing root records the store given.
+    ///
+    /// On a NATS root (`nats://host:port/<name>`, or
+    /// `nats://h1:p1,h2:p2,…/<name>` for a cluster) it creates, where
+    /// absent, the ledger's stream `NENJIM_<name>` and the root's buckets
+    /// (lease, blobs, checkpoint, metadata); `--replicas N` keeps N copies
+    /// of the stream and of every bucket, each on another server (on an
+    /// existing root it changes them to N; R3 across failure domains for a
+    /// hub). Without `--store`, a root that records no content store gets
+    /// its own blob bucket recorded as one; `--store` records another (a
+    /// directory, a bucket URL or another NATS root), in the bucket
+    /// `NENJIM_<name>_meta`.
+    /// Credentials and TLS come from `NATS_CREDS`, `NATS_NKEY`,
+    /// `NATS_USER`/`NATS_PASSWORD` or `NATS_TOKEN`, and `NATS_CA`,
+    /// `NATS_CERT`/`NATS_KEY`; a certificate or credentials refused is exit
+    /// 2, servers that do not answer exit 75 (retry later).
     Init(InitArgs),
     /// Append hand-written revision files to a root through its writer, in the given order.
     ///
@@ -176,9 +206,10 @@ pub enum Command {
     Append(AppendArgs),
     /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
     ///
-    /// The blob goes to `<store>/blobs/sha256/<hex>` (a directory or a URL
-    /// such as `s3://bucket/prefix`), streamed and durably; putting it again
-    /// is a success. Exit 1 if a different blob already has that name.
+    /// The blob goes to `<store>/blobs/sha256/<hex>` (a directory, a URL
+    /// such as `s3://bucket/prefix`, or a NATS root `nats://host:port/<name>`:
+    /// its own blob bucket), streamed and durably; putting it again is a
+    /// success. Exit 1 if a different blob already has that name.
     PutBlob(PutBlobArgs),
     /// Create an artifact: append its genesis revision (no releases).
     ///
@@ -316,9 +347,10 @@ impl Command {
 /// How a root is read, shared by the subcommands that load one.
 #[derive(Debug, Args)]
 pub struct RootArgs {
-    /// The Journal root directory (`<root>/<coordinate>/<timestamp>.journal`),
-    /// or its URL in an object store (`s3://bucket/prefix`, `gs://…`,
-    /// `az://…`, `file://…`, `memory://`).
+    /// The Journal root: a directory (`<root>/<coordinate>/<timestamp>.journal`),
+    /// a bucket URL (`s3://bucket/prefix`, `gs://…`, `az://…`, `file://…`,
+    /// `memory://`) or a NATS root (`nats://host:port/<name>`, or
+    /// `nats://h1:p1,h2:p2,…/<name>` for a cluster).
     pub root: PathBuf,
     /// Also load `*.journal.example` files as if they were runtime revisions
     /// (read-only, in memory).
@@ -545,7 +577,8 @@ pub struct EventsArgs {
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<EventFormat>,
     /// After the events there are, print each new one as it is appended,
-    /// until SIGINT or SIGTERM (exit code 0). Live on a NATS root; on a
+    /// until SIGINT or SIGTERM (exit code 0). Live on a NATS root (across
+    /// server restarts: it resumes after the last event read); on a
     /// directory or a bucket this polls: an explicit refresh of the root
     /// every `--interval`.
     #[arg(long)]
@@ -625,8 +658,9 @@ pub struct ShowArgs {
 pub struct VerifyContentArgs {
     #[command(flatten)]
     pub root: RootArgs,
-    /// The content store: blobs live at `<store>/blobs/sha256/<hex>` (by
-    /// default the one the root records, `init --store`).
+    /// The content store, a directory, a bucket URL or a NATS root (its own
+    /// blob bucket): blobs live at `<store>/blobs/sha256/<hex>` (by default
+    /// the one the root records, `init --store`).
     #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
     /// Check the releases of every revision, not only of each latest one.

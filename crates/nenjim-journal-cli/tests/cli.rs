@@ -345,6 +345,137 @@ fn every_subcommand_has_help() {
     }
 }
 
+/// The subcommands that take a root (`<ROOT>`): api.md, "The command":
+/// each takes a directory, a bucket URL or a NATS root.
+const TAKES_A_ROOT: [&str; 19] = [
+    "check",
+    "history",
+    "events",
+    "show",
+    "verify-content",
+    "list",
+    "versions",
+    "diff",
+    "init",
+    "append",
+    "create",
+    "release",
+    "yank",
+    "deprecate",
+    "recommend",
+    "checkpoint",
+    "verify",
+    "prove",
+    "witness",
+];
+
+/// The subcommands `nenjim-journal --help` lists (clap's `help` aside).
+fn subcommands() -> Vec<String> {
+    let top = stdout(&run(&[&"--help"]));
+    top.lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_help_of_every_subcommand_that_takes_a_root_names_nats_roots() {
+    let all = subcommands();
+    assert!(all.len() > TAKES_A_ROOT.len(), "{all:?}");
+    for name in &all {
+        let help = stdout(&run(&[name, &"--help"]));
+        let takes_a_root = help
+            .lines()
+            .any(|line| line.starts_with("Usage:") && line.contains("<ROOT>"));
+        assert_eq!(
+            takes_a_root,
+            TAKES_A_ROOT.contains(&name.as_str()),
+            "the table of subcommands that take a root is out of date for `{name}`:\n{help}"
+        );
+    }
+    for name in TAKES_A_ROOT {
+        for flag in ["--help", "-h"] {
+            let out = run(&[&name, &flag]);
+            assert_code(&out, 0);
+            let text = stdout(&out);
+            for kind in [
+                "a directory",
+                "s3://bucket/prefix",
+                "nats://host:port/<name>",
+                "nats://h1:p1,h2:p2,…/<name>",
+            ] {
+                assert!(
+                    text.contains(kind),
+                    "`{name} {flag}` does not name {kind}:\n{text}"
+                );
+            }
+        }
+    }
+    // A content store may be a NATS root's own bucket too.
+    let put_blob = stdout(&run(&[&"put-blob", &"--help"]));
+    assert!(put_blob.contains("nats://"), "{put_blob}");
+}
+
+#[test]
+fn init_help_says_what_init_does_on_a_nats_root() {
+    let out = run(&[&"init", &"--help"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    // The description, not only the option's own line.
+    let description: String = text
+        .lines()
+        .take_while(|line| !line.starts_with("Usage:"))
+        .collect();
+    for said in [
+        "nats://",
+        "NENJIM_<name>",
+        "`--replicas N`",
+        "`--store`",
+        "NATS_CREDS",
+        "exit 75",
+    ] {
+        assert!(
+            description.contains(said),
+            "`init --help` does not say {said}:\n{text}"
+        );
+    }
+    assert!(text.contains("--replicas <N>"), "{text}");
+    assert!(stdout(&run(&[&"init", &"-h"])).contains("--replicas <N>"));
+}
+
+#[test]
+fn the_top_level_help_and_the_man_page_name_nats_roots() {
+    let help = stdout(&run(&[&"--help"]));
+    let out = run(&[&"man"]);
+    assert_code(&out, 0);
+    // roff escapes every `-` as `\-`.
+    let page = stdout(&out).replace("\\-", "-");
+    for text in [&help, &page] {
+        for said in [
+            "nats://host:port/<name>",
+            "nats://h1:p1,h2:p2,…/<name>",
+            "--replicas N",
+            "NATS_CREDS",
+            "NATS_NKEY",
+            "NATS_USER",
+            "NATS_PASSWORD",
+            "NATS_TOKEN",
+            "NATS_CA",
+            "NATS_CERT",
+            "NATS_KEY",
+            "75",
+        ] {
+            assert!(text.contains(said), "{said} missing from:\n{text}");
+        }
+    }
+    // The man page's list of subcommands says what init makes on NATS.
+    assert!(page.contains("on NATS: its stream and buckets"), "{page}");
+}
+
 // ---------------------------------------------------------------- lint
 
 #[test]

@@ -14,7 +14,10 @@ use crate::ui::Ui;
 /// `checkpoint <root>`
 #[derive(Debug, Args)]
 pub struct CheckpointArgs {
-    /// The root: a directory or a bucket URL.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
 }
 

@@ -29,7 +29,10 @@ use crate::ui::Ui;
 /// `prove <root> <coordinate> <journal-version> [--json]`
 #[derive(Debug, Args)]
 pub struct ProveArgs {
-    /// The root: a directory or a bucket URL.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The artifact.
     #[arg(value_parser = parse_coordinate)]

@@ -65,15 +65,17 @@ pub fn duration(text: &str) -> Result<Duration, String> {
 /// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--wait D] [--json]`
 #[derive(Debug, Args)]
 pub struct AppendArgs {
-    /// The Journal root to append to (its ledger is created on the first
-    /// write): a directory or a URL (`s3://bucket/prefix` …).
+    /// The Journal root to append to (made by `init`): a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
-    /// The revision files to append, in this order; a directory or a URL
-    /// is a whole root, appended in its sequence order.
+    /// The revision files to append, in this order; a directory, a bucket
+    /// URL or a NATS root is a whole root, copied at its own sequences.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// A content store (a directory or a URL): every new release's blob
-    /// must be there first (`<store>/blobs/sha256/<hex>`, exact size and
+    /// A content store (a directory, a bucket URL or a NATS root's own
+    /// blob bucket): every new release's blob must be there first (`<store>/blobs/sha256/<hex>`, exact size and
     /// digest). By default the one the root records (`init --store`).
     #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
@@ -103,11 +105,16 @@ pub struct AppendArgs {
 /// `init <root> [--store <store>] [--create] [--wait D] [--json]`
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The Journal root to create (or to record a store in): a directory or
-    /// a URL (`s3://bucket/prefix` …).
+    /// The Journal root to create (or to record a store in): a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The content store to record in the root's ledger metadata
-    /// (`<root>/.ledger/store`): later commands use it unless `--store` is given.
+    /// (`<root>/.ledger/store`; a NATS root's bucket `NENJIM_<name>_meta`):
+    /// a directory, a bucket URL or a NATS root (its own blob bucket).
+    /// Later commands use it unless `--store` is given. Without it a NATS
+    /// root that records no store records its own blob bucket.
     #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
     /// Create the content store if it does not exist (without it a missing
@@ -131,7 +138,8 @@ pub struct InitArgs {
 /// `put-blob --store <store> [--create] <file> [--json]`
 #[derive(Debug, Args)]
 pub struct PutBlobArgs {
-    /// The content store, a directory or a URL (`s3://bucket/prefix` …):
+    /// The content store, a directory, a bucket URL (`s3://bucket/prefix`
+    /// …) or a NATS root (`nats://host:port/<name>`: its own blob bucket):
     /// the blob goes to `<store>/blobs/sha256/<hex>`.
     #[arg(long, value_name = "STORE")]
     pub store: PathBuf,
@@ -149,7 +157,10 @@ pub struct PutBlobArgs {
 /// `create <root> <coordinate> --description <text> [--information <uri>] [--json]`
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The Journal root.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The new artifact.
     pub coordinate: ArtifactCoordinate,
@@ -169,7 +180,10 @@ pub struct CreateArgs {
 /// `release <root> <coordinate> <version>... --license <spdx>... --content <file>... [--store <store> [--create]] … [--strict] [--wait D]`
 #[derive(Debug, Args)]
 pub struct ReleaseArgs {
-    /// The Journal root.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The artifact (created before with `create`).
     pub coordinate: ArtifactCoordinate,
@@ -185,8 +199,9 @@ pub struct ReleaseArgs {
     /// one per release, in the order of the versions.
     #[arg(long, value_name = "FILE", required = true)]
     pub content: Vec<PathBuf>,
-    /// The content store (`<store>/blobs/sha256/<hex>`, a directory or a
-    /// URL): by default the one the root records (`init --store`).
+    /// The content store (`<store>/blobs/sha256/<hex>`; a directory, a
+    /// bucket URL or a NATS root's own blob bucket): by default the one the
+    /// root records (`init --store`).
     #[arg(long, value_name = "STORE")]
     pub store: Option<PathBuf>,
     /// Create the content store if it does not exist (without it a missing
@@ -220,7 +235,10 @@ pub struct ReleaseArgs {
 /// `yank|deprecate <root> <coordinate> <requirement> <reason> [--json]`
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
-    /// The Journal root.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The artifact.
     pub coordinate: ArtifactCoordinate,
@@ -239,7 +257,10 @@ pub struct PolicyArgs {
 /// `recommend <root> <coordinate> <version> [--json]`
 #[derive(Debug, Args)]
 pub struct RecommendArgs {
-    /// The Journal root.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The artifact.
     pub coordinate: ArtifactCoordinate,

@@ -38,7 +38,10 @@ use crate::ui::{Paint, Ui};
 /// `verify <root> --key <vkey> [--since <file>] [--witness <vkey>]... [--quorum N] [--json]`
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The root: a directory or a bucket URL.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The log's verifier key (`<name>+<hash>+<base64>`, as `keygen`
     /// prints it), or a file holding it.

@@ -41,7 +41,10 @@ use crate::ui::{Paint, Ui};
 /// `witness <root> --key <file> --state <dir> [--log-key <vkey>] [--json]`
 #[derive(Debug, Args)]
 pub struct WitnessArgs {
-    /// The root: a directory or a bucket URL.
+    /// The Journal root: a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
+    /// `az://…`, `file://…`, `memory://`) or a NATS root
+    /// (`nats://host:port/<name>`, or `nats://h1:p1,h2:p2,…/<name>` for a
+    /// cluster).
     pub root: PathBuf,
     /// The witness's signer key file (a `cosignature/v1` key, from
     /// `keygen <name> --witness --out <file>`).
