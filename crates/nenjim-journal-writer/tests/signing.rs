@@ -220,7 +220,7 @@ fn child_signs_until_killed() {
             Path::new(&root),
             WriterOptions::new()
                 .signing_key(&skey)
-                .lease_ttl(Duration::from_millis(300)),
+                .lease_ttl(Duration::from_secs(60)),
         ) {
             Ok(writer) => break writer,
             Err(e) if e.kind() == ErrorKind::LeaseHeld => {

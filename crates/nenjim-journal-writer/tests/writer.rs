@@ -561,11 +561,14 @@ fn child_appends_until_killed() {
         return; // only meaningful as the child of the test above
     };
     let round = round.to_string_lossy().into_owned();
-    // A killed writer leaves an unreleased lease: a short one, then take it over.
+    // A killed writer leaves an unreleased lease, taken over at once: its
+    // holder is a process of this host that is gone (killed and reaped).
+    // A long lease: a short one expired under a loaded machine's slow
+    // append and made the child stop early (LeaseLost).
     let mut writer = loop {
         match FsJournalWriter::open(
             Path::new(&root),
-            WriterOptions::new().lease_ttl(Duration::from_millis(300)),
+            WriterOptions::new().lease_ttl(Duration::from_secs(60)),
         ) {
             Ok(writer) => break writer,
             Err(e) if e.kind() == ErrorKind::LeaseHeld => {
