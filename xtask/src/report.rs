@@ -49,6 +49,11 @@ fn time(ns: f64) -> String {
     }
 }
 
+/// A JSON string without its quotes (anything else as JSON).
+fn text(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+}
+
 /// How a ratio is judged.
 #[derive(Clone, Copy)]
 enum Target {
@@ -711,10 +716,10 @@ pub fn run(
             "P14 R3: appends of a {}-byte revision to a NATS root with {} replicas and publishes of the same bytes to a stream with 3, on a 3-node nats-server cluster on 127.0.0.1 (`sync_interval: always`); both clients on {}, streams led by {} (ledger), {} (floor), {} (ledger-like)",
             r3["bytes"],
             r3["replicas"],
-            r3["node"],
-            r3["ledger_leader"],
-            r3["floor_leader"],
-            r3["ledger_like_leader"]
+            text(&r3["node"]),
+            text(&r3["ledger_leader"]),
+            text(&r3["floor_leader"]),
+            text(&r3["ledger_like_leader"])
         ));
         rows.push(beside(
             ratio_row(
@@ -821,9 +826,9 @@ pub fn run(
             r3["bytes"],
             r3["setup_ns"].as_f64().map_or("-".to_owned(), time),
             r3["replicas"],
-            r3["node"],
-            r3["leader"],
-            r3["leader_after"],
+            text(&r3["node"]),
+            text(&r3["leader"]),
+            text(&r3["leader_after"]),
             r3["runs"]
         ));
         let of = |key: &str| r3[key].as_f64();
