@@ -1,8 +1,9 @@
 //! Roots over TLS, against servers started here with certificates of a
 //! test CA made by the tests (`testkit::tls::TestCa`): NATS with server
-//! TLS and with mutual TLS, and moto's S3 server over HTTPS. A root is
-//! reached when its CA is trusted (`NATS_CA`; `AWS_CA_BUNDLE` or
-//! `SSL_CERT_FILE`), and refused otherwise with exit 2 and a message that
+//! TLS and with mutual TLS, moto's S3 server and Azurite's blob service
+//! over HTTPS. A root is reached when its CA is trusted (`NATS_CA`;
+//! `AWS_CA_BUNDLE` or `SSL_CERT_FILE`; `SSL_CERT_FILE` for Azure), and
+//! refused otherwise with exit 2 and a message that
 //! says "certificate" and names the variable to set (never a panic: the
 //! crash of two crypto providers linked at once is what this guards).
 #![allow(clippy::panic)]
@@ -10,6 +11,7 @@
 use std::path::Path;
 use std::process::Output;
 
+use nenjim_journal_testkit::azurite::Azurite;
 use nenjim_journal_testkit::cli::{assert_code, tempdir};
 use nenjim_journal_testkit::moto::Moto;
 use nenjim_journal_testkit::nats::NatsServer;
@@ -227,5 +229,76 @@ fn a_bucket_over_https_is_trusted_through_aws_ca_bundle_or_ssl_cert_file() {
             &["list", "s3://journals/main"],
         ),
         &["AWS_CA_BUNDLE", "missing.pem"],
+    );
+}
+
+#[test]
+fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
+    let ca = TestCa::new();
+    let azurite = Azurite::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
+    azurite.create_container("journals");
+    let dir = tempdir();
+    // Azurite's well-known account, at its HTTPS address.
+    let az = |env: &[(&str, &Path)], args: &[&str]| {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+        let mut command = crate::operators::command(&args);
+        command
+            .current_dir(dir.path())
+            .env("AZURE_STORAGE_USE_EMULATOR", "true")
+            .env("AZURITE_BLOB_STORAGE_URL", azurite.endpoint())
+            .env("XDG_CACHE_HOME", dir.path().join(".cache"))
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("AWS_CA_BUNDLE");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let init = [
+        "init",
+        "az://journals/main",
+        "--store",
+        "az://journals/store",
+        "--create",
+    ];
+    // Not trusted: exit 2 at once (no retries), naming the variable.
+    refused(&az(&[], &init), &["certificate", "SSL_CERT_FILE"]);
+    let other = ca.other_ca();
+    refused(
+        &az(&[("SSL_CERT_FILE", &other)], &init),
+        &["certificate", "SSL_CERT_FILE", "not trusted"],
+    );
+    let ca_file = ca.ca();
+    let trusted = [("SSL_CERT_FILE", ca_file.as_path())];
+    assert_code(&az(&trusted, &init), 0);
+    assert_code(
+        &az(
+            &trusted,
+            &[
+                "create",
+                "az://journals/main",
+                "left-pad",
+                "--description",
+                "pads",
+            ],
+        ),
+        0,
+    );
+    let list = az(&trusted, &["list", "az://journals/main"]);
+    assert_code(&list, 0);
+    assert!(String::from_utf8_lossy(&list.stdout).contains("left-pad"));
+    // A root that exists is refused all the same without the CA.
+    refused(
+        &az(&[], &["list", "az://journals/main"]),
+        &["certificate", "SSL_CERT_FILE"],
+    );
+    // A CA file that cannot be read is named.
+    let missing = dir.path().join("missing.pem");
+    refused(
+        &az(
+            &[("SSL_CERT_FILE", &missing)],
+            &["list", "az://journals/main"],
+        ),
+        &["SSL_CERT_FILE", "missing.pem"],
     );
 }

@@ -22,10 +22,12 @@
 //!   and JSON, a root's files and ledger records, a child in the
 //!   background (the CLI's tests);
 //! - [`moto`]: the S3 protocol server of the bucket tests;
+//! - `azurite` (feature `azurite`): Azurite's blob service over HTTPS (Azure
+//!   over TLS), on 127.0.0.1, stopped by PID on drop;
 //! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
 //!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
 //! - `tls` (feature `tls`): a test CA and the server and client
-//!   certificates it signs, as PEM files (NATS and S3 over TLS);
+//!   certificates it signs, as PEM files (NATS, S3 and Azure over TLS);
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
 //!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
@@ -34,6 +36,8 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[cfg(feature = "azurite")]
+pub mod azurite;
 pub mod checks;
 #[cfg(feature = "cli")]
 pub mod cli;
