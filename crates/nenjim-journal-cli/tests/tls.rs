@@ -2,11 +2,10 @@
 //! test CA made by the tests (`testkit::tls::TestCa`): NATS with server
 //! TLS and with mutual TLS, moto's S3 server, Azurite's blob service and
 //! fake-gcs-server over HTTPS. A root is reached when its CA is trusted
-//! (`NATS_CA`; `AWS_CA_BUNDLE` or `SSL_CERT_FILE`; `SSL_CERT_FILE` for
-//! Azure and GCS), and
-//! refused otherwise with exit 2 and a message that
-//! says "certificate" and names the variable to set (never a panic: the
-//! crash of two crypto providers linked at once is what this guards).
+//! (`NATS_CA`; `AWS_CA_BUNDLE` or `SSL_CERT_FILE` for every object store),
+//! and refused otherwise with exit 2 and a message that says "certificate"
+//! and names the variable to set (never a panic: the crash of two crypto
+//! providers linked at once is what this guards).
 #![allow(clippy::panic)]
 
 use std::path::Path;
@@ -235,7 +234,7 @@ fn a_bucket_over_https_is_trusted_through_aws_ca_bundle_or_ssl_cert_file() {
 }
 
 #[test]
-fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
+fn an_azure_container_over_https_is_trusted_through_ssl_cert_file_or_aws_ca_bundle() {
     let ca = TestCa::new();
     let azurite = Azurite::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
     azurite.create_container("journals");
@@ -264,7 +263,10 @@ fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
         "--create",
     ];
     // Not trusted: exit 2 at once (no retries), naming the variable.
-    refused(&az(&[], &init), &["certificate", "SSL_CERT_FILE"]);
+    refused(
+        &az(&[], &init),
+        &["certificate", "SSL_CERT_FILE", "AWS_CA_BUNDLE"],
+    );
     let other = ca.other_ca();
     refused(
         &az(&[("SSL_CERT_FILE", &other)], &init),
@@ -289,6 +291,15 @@ fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
     let list = az(&trusted, &["list", "az://journals/main"]);
     assert_code(&list, 0);
     assert!(String::from_utf8_lossy(&list.stdout).contains("left-pad"));
+    // AWS_CA_BUNDLE, which the refusal names too, is trusted for Azure as
+    // well.
+    assert_code(
+        &az(
+            &[("AWS_CA_BUNDLE", &ca_file)],
+            &["list", "az://journals/main"],
+        ),
+        0,
+    );
     // A root that exists is refused all the same without the CA.
     refused(
         &az(&[], &["list", "az://journals/main"]),
@@ -309,7 +320,7 @@ fn an_azure_container_over_https_is_trusted_through_ssl_cert_file() {
 /// the root is made on disk by the command, put into the bucket through
 /// the emulator's JSON API, and read over TLS by the command.
 #[test]
-fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file() {
+fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file_or_aws_ca_bundle() {
     let ca = TestCa::new();
     let gcs = FakeGcs::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
     gcs.create_bucket("journals");
@@ -341,7 +352,10 @@ fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file() {
     };
     let list = ["list", "gs://journals/main"];
     // Not trusted: exit 2 at once (no retries), naming the variable.
-    refused(&gs(&[], &list), &["certificate", "SSL_CERT_FILE"]);
+    refused(
+        &gs(&[], &list),
+        &["certificate", "SSL_CERT_FILE", "AWS_CA_BUNDLE"],
+    );
     let other = ca.other_ca();
     refused(
         &gs(&[("SSL_CERT_FILE", &other)], &list),
@@ -353,4 +367,6 @@ fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file() {
     assert_code(&listed, 0);
     assert!(String::from_utf8_lossy(&listed.stdout).contains("left-pad"));
     assert_code(&gs(&trusted, &["check", "gs://journals/main"]), 0);
+    // AWS_CA_BUNDLE, which the refusal names too, is trusted for GCS as well.
+    assert_code(&gs(&[("AWS_CA_BUNDLE", &ca_file)], &list), 0);
 }
