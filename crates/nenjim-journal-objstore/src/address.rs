@@ -16,7 +16,9 @@
 //! JSON file) or `GOOGLE_SERVICE_ACCOUNT_KEY` (its JSON),
 //! `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME` with
 //! `AZURE_STORAGE_ACCOUNT_KEY` (or `AZURE_STORAGE_ACCESS_KEY`, a SAS token,
-//! a client secret …), `AZURE_STORAGE_USE_EMULATOR=true` for Azurite.
+//! a client secret …), `AZURE_STORAGE_USE_EMULATOR=true` for Azurite (at
+//! `http://127.0.0.1:10000`, or at `AZURITE_BLOB_STORAGE_URL`, which
+//! `object_store` reads from the process's environment itself).
 //!
 //! Over HTTPS a store (any of the three) trusts the system's roots and,
 //! besides them, the PEM files named by `AWS_CA_BUNDLE` and `SSL_CERT_FILE`
