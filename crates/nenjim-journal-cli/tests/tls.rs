@@ -1,16 +1,19 @@
 //! Roots over TLS, against servers started here with certificates of a
 //! test CA made by the tests (`testkit::tls::TestCa`): NATS with server
-//! TLS and with mutual TLS, and moto's S3 server over HTTPS. A root is
-//! reached when its CA is trusted (`NATS_CA`; `AWS_CA_BUNDLE` or
-//! `SSL_CERT_FILE`), and refused otherwise with exit 2 and a message that
-//! says "certificate" and names the variable to set (never a panic: the
-//! crash of two crypto providers linked at once is what this guards).
+//! TLS and with mutual TLS, moto's S3 server, Azurite's blob service and
+//! fake-gcs-server over HTTPS. A root is reached when its CA is trusted
+//! (`NATS_CA`; `AWS_CA_BUNDLE` or `SSL_CERT_FILE` for every object store),
+//! and refused otherwise with exit 2 and a message that says "certificate"
+//! and names the variable to set (never a panic: the crash of two crypto
+//! providers linked at once is what this guards).
 #![allow(clippy::panic)]
 
 use std::path::Path;
 use std::process::Output;
 
+use nenjim_journal_testkit::azurite::Azurite;
 use nenjim_journal_testkit::cli::{assert_code, tempdir};
+use nenjim_journal_testkit::fake_gcs::FakeGcs;
 use nenjim_journal_testkit::moto::Moto;
 use nenjim_journal_testkit::nats::NatsServer;
 use nenjim_journal_testkit::tls::TestCa;
@@ -228,4 +231,142 @@ fn a_bucket_over_https_is_trusted_through_aws_ca_bundle_or_ssl_cert_file() {
         ),
         &["AWS_CA_BUNDLE", "missing.pem"],
     );
+}
+
+#[test]
+fn an_azure_container_over_https_is_trusted_through_ssl_cert_file_or_aws_ca_bundle() {
+    let ca = TestCa::new();
+    let azurite = Azurite::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
+    azurite.create_container("journals");
+    let dir = tempdir();
+    // Azurite's well-known account, at its HTTPS address.
+    let az = |env: &[(&str, &Path)], args: &[&str]| {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+        let mut command = crate::operators::command(&args);
+        command
+            .current_dir(dir.path())
+            .env("AZURE_STORAGE_USE_EMULATOR", "true")
+            .env("AZURITE_BLOB_STORAGE_URL", azurite.endpoint())
+            .env("XDG_CACHE_HOME", dir.path().join(".cache"))
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("AWS_CA_BUNDLE");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let init = [
+        "init",
+        "az://journals/main",
+        "--store",
+        "az://journals/store",
+        "--create",
+    ];
+    // Not trusted: exit 2 at once (no retries), naming the variable.
+    refused(
+        &az(&[], &init),
+        &["certificate", "SSL_CERT_FILE", "AWS_CA_BUNDLE"],
+    );
+    let other = ca.other_ca();
+    refused(
+        &az(&[("SSL_CERT_FILE", &other)], &init),
+        &["certificate", "SSL_CERT_FILE", "not trusted"],
+    );
+    let ca_file = ca.ca();
+    let trusted = [("SSL_CERT_FILE", ca_file.as_path())];
+    assert_code(&az(&trusted, &init), 0);
+    assert_code(
+        &az(
+            &trusted,
+            &[
+                "create",
+                "az://journals/main",
+                "left-pad",
+                "--description",
+                "pads",
+            ],
+        ),
+        0,
+    );
+    let list = az(&trusted, &["list", "az://journals/main"]);
+    assert_code(&list, 0);
+    assert!(String::from_utf8_lossy(&list.stdout).contains("left-pad"));
+    // AWS_CA_BUNDLE, which the refusal names too, is trusted for Azure as
+    // well.
+    assert_code(
+        &az(
+            &[("AWS_CA_BUNDLE", &ca_file)],
+            &["list", "az://journals/main"],
+        ),
+        0,
+    );
+    // A root that exists is refused all the same without the CA.
+    refused(
+        &az(&[], &["list", "az://journals/main"]),
+        &["certificate", "SSL_CERT_FILE"],
+    );
+    // A CA file that cannot be read is named.
+    let missing = dir.path().join("missing.pem");
+    refused(
+        &az(
+            &[("SSL_CERT_FILE", &missing)],
+            &["list", "az://journals/main"],
+        ),
+        &["SSL_CERT_FILE", "missing.pem"],
+    );
+}
+
+/// fake-gcs-server takes no write of `object_store` (the XML API's PUT):
+/// the root is made on disk by the command, put into the bucket through
+/// the emulator's JSON API, and read over TLS by the command.
+#[test]
+fn a_gcs_bucket_over_https_is_read_through_ssl_cert_file_or_aws_ca_bundle() {
+    let ca = TestCa::new();
+    let gcs = FakeGcs::start_tls(&ca.server_cert(), &ca.server_key(), &ca.ca());
+    gcs.create_bucket("journals");
+    let dir = tempdir();
+    let local = dir.path().join("main");
+    assert_code(&run_with(&[], &[&"init", &local]), 0);
+    assert_code(
+        &run_with(
+            &[],
+            &[&"create", &local, &"left-pad", &"--description", &"pads"],
+        ),
+        0,
+    );
+    gcs.put_tree("journals", "main", &local);
+    let key = gcs.service_account_key();
+    let gs = |env: &[(&str, &Path)], args: &[&str]| {
+        let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as _).collect();
+        let mut command = crate::operators::command(&args);
+        command
+            .current_dir(dir.path())
+            .env("GOOGLE_SERVICE_ACCOUNT_KEY", &key)
+            .env("XDG_CACHE_HOME", dir.path().join(".cache"))
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("AWS_CA_BUNDLE");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let list = ["list", "gs://journals/main"];
+    // Not trusted: exit 2 at once (no retries), naming the variable.
+    refused(
+        &gs(&[], &list),
+        &["certificate", "SSL_CERT_FILE", "AWS_CA_BUNDLE"],
+    );
+    let other = ca.other_ca();
+    refused(
+        &gs(&[("SSL_CERT_FILE", &other)], &list),
+        &["certificate", "SSL_CERT_FILE", "not trusted"],
+    );
+    let ca_file = ca.ca();
+    let trusted = [("SSL_CERT_FILE", ca_file.as_path())];
+    let listed = gs(&trusted, &list);
+    assert_code(&listed, 0);
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("left-pad"));
+    assert_code(&gs(&trusted, &["check", "gs://journals/main"]), 0);
+    // AWS_CA_BUNDLE, which the refusal names too, is trusted for GCS as well.
+    assert_code(&gs(&[("AWS_CA_BUNDLE", &ca_file)], &list), 0);
 }

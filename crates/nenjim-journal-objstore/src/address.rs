@@ -16,11 +16,13 @@
 //! JSON file) or `GOOGLE_SERVICE_ACCOUNT_KEY` (its JSON),
 //! `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME` with
 //! `AZURE_STORAGE_ACCOUNT_KEY` (or `AZURE_STORAGE_ACCESS_KEY`, a SAS token,
-//! a client secret …), `AZURE_STORAGE_USE_EMULATOR=true` for Azurite.
+//! a client secret …), `AZURE_STORAGE_USE_EMULATOR=true` for Azurite (at
+//! `http://127.0.0.1:10000`, or at `AZURITE_BLOB_STORAGE_URL`, which
+//! `object_store` reads from the process's environment itself).
 //!
-//! Over HTTPS a store trusts the system's roots and, besides them, the PEM
-//! files named by `AWS_CA_BUNDLE` (S3) and `SSL_CERT_FILE` (see
-//! [`crate::tls`]).
+//! Over HTTPS a store (any of the three) trusts the system's roots and,
+//! besides them, the PEM files named by `AWS_CA_BUNDLE` and `SSL_CERT_FILE`
+//! (see [`crate::tls`]).
 
 use std::io;
 use std::path::PathBuf;
@@ -101,7 +103,10 @@ where
         .into_iter()
         .filter(|(k, _)| {
             let k = k.as_ref();
-            !variables.is_empty() && (k.starts_with(variables) || k == "SSL_CERT_FILE")
+            // The CA files, for every store (what a refused certificate's
+            // message names).
+            !variables.is_empty()
+                && (k.starts_with(variables) || crate::tls::CA_VARIABLES.contains(&k))
         })
         .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
         .collect();

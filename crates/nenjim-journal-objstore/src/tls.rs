@@ -10,7 +10,8 @@
 //!
 //! Trust: the system's roots (which honour `SSL_CERT_FILE` and
 //! `SSL_CERT_DIR`), and besides them the PEM files named by
-//! `AWS_CA_BUNDLE` (S3, as the AWS tools read it) and `SSL_CERT_FILE`.
+//! `AWS_CA_BUNDLE` (as the AWS tools read it, for S3, GCS and Azure alike)
+//! and `SSL_CERT_FILE`.
 //!
 //! A server whose certificate is not trusted fails the same way every
 //! time: `object_store` would retry it ten times over about five seconds

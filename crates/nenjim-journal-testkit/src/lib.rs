@@ -22,10 +22,14 @@
 //!   and JSON, a root's files and ledger records, a child in the
 //!   background (the CLI's tests);
 //! - [`moto`]: the S3 protocol server of the bucket tests;
+//! - `azurite` (feature `azurite`): Azurite's blob service over HTTPS (Azure
+//!   over TLS), on 127.0.0.1, stopped by PID on drop;
+//! - `fake_gcs` (feature `fake-gcs`): fake-gcs-server over HTTPS (GCS
+//!   reads over TLS), on 127.0.0.1, stopped by PID on drop;
 //! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
 //!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
 //! - `tls` (feature `tls`): a test CA and the server and client
-//!   certificates it signs, as PEM files (NATS and S3 over TLS);
+//!   certificates it signs, as PEM files (NATS, S3, Azure and GCS over TLS);
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
 //!   parsers checks, also run as bounded stable tests by the tlog crate.
 //!
@@ -34,10 +38,14 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[cfg(feature = "azurite")]
+pub mod azurite;
 pub mod checks;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod docs;
+#[cfg(feature = "fake-gcs")]
+pub mod fake_gcs;
 pub mod faults;
 pub mod feeds;
 pub mod go;

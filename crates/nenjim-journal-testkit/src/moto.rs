@@ -188,7 +188,7 @@ impl Moto {
 /// A TLS client connection to `127.0.0.1` trusting the CA file `ca`.
 #[cfg(feature = "object-store")]
 #[allow(clippy::unwrap_used)]
-fn tls_client(ca: &std::path::Path) -> rustls::ClientConnection {
+pub(crate) fn tls_client(ca: &std::path::Path) -> rustls::ClientConnection {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject as _;
     let mut roots = rustls::RootCertStore::empty();
