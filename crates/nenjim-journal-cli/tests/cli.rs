@@ -158,10 +158,17 @@ fn verbose_prints_the_start_event_on_stderr_and_nothing_without_it() {
     assert!(!err.contains("DEBUG"), "-v is info: {err}");
 
     // The global flag goes anywhere; -vv adds debug.
-    let mut appended = command(env!("CARGO_BIN_EXE_nenjim-journal"), &[&"-vv", &"list", &root]);
+    let mut appended = command(
+        env!("CARGO_BIN_EXE_nenjim-journal"),
+        &[&"-vv", &"list", &root],
+    );
     let debug = output(&mut appended);
     assert_code(&debug, 0);
-    assert!(stderr(&debug).contains("nenjim_journal_ref: started"), "{}", stderr(&debug));
+    assert!(
+        stderr(&debug).contains("nenjim_journal_ref: started"),
+        "{}",
+        stderr(&debug)
+    );
 
     // RUST_LOG alone, by target: this crate's events and no other.
     let mut by_env = command(env!("CARGO_BIN_EXE_nenjim-journal"), &[&"list", &root]);
@@ -169,7 +176,11 @@ fn verbose_prints_the_start_event_on_stderr_and_nothing_without_it() {
     let env = output(&mut by_env);
     assert_code(&env, 0);
     assert_eq!(stdout(&env), stdout(&plain));
-    assert!(stderr(&env).contains("nenjim_journal_ref: started"), "{}", stderr(&env));
+    assert!(
+        stderr(&env).contains("nenjim_journal_ref: started"),
+        "{}",
+        stderr(&env)
+    );
     let mut other = command(env!("CARGO_BIN_EXE_nenjim-journal"), &[&"list", &root]);
     other.env("RUST_LOG", "nenjim_journal_writer=trace");
     let other = output(&mut other);
@@ -179,8 +190,16 @@ fn verbose_prints_the_start_event_on_stderr_and_nothing_without_it() {
     let missing = run(&[&"list", &root.join("nowhere")]);
     let with_v = run(&[&"list", &root.join("nowhere"), &"-v"]);
     assert_eq!(code(&missing), code(&with_v));
-    assert!(!stderr(&missing).contains("nenjim_journal_ref"), "{}", stderr(&missing));
-    assert!(stderr(&with_v).contains("start failed"), "{}", stderr(&with_v));
+    assert!(
+        !stderr(&missing).contains("nenjim_journal_ref"),
+        "{}",
+        stderr(&missing)
+    );
+    assert!(
+        stderr(&with_v).contains("start failed"),
+        "{}",
+        stderr(&with_v)
+    );
 }
 
 // ---------------------------------------------------------------- check
