@@ -301,6 +301,10 @@ impl ChainState {
     pub fn len(&self) -> u64 {
         self.log.len() as u64
     }
+    /// Number of artifacts with a revision.
+    pub fn artifact_count(&self) -> usize {
+        self.chains.len()
+    }
     /// Whether no revision was accepted.
     pub fn is_empty(&self) -> bool {
         self.log.is_empty()

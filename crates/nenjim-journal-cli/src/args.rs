@@ -56,6 +56,15 @@ pub struct Cli {
     /// a pager is only used when stdout is a terminal.
     #[arg(long, global = true)]
     pub no_pager: bool,
+    /// Show what the libraries do on stderr, as timestamped lines: `-v` the
+    /// start or refresh of a root with its counts and time, the lease
+    /// acquired, taken over, released or lost, each append with its
+    /// sequence, retries and reconnects (and other crates' warnings);
+    /// `-vv` more detail; `-vvv` everything. `RUST_LOG` (an env filter:
+    /// `info`, `nenjim_journal_writer=debug`, …) chooses instead, or as
+    /// well; with neither, nothing more is printed.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
 }
 
 /// When output is coloured.

@@ -44,6 +44,7 @@ use clap::Parser as _;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    ui::show_tracing(cli.verbose);
     let ui = ui::Ui::from_environment(cli.color, cli.quiet, !cli.no_pager);
     let status = match commands::run(&cli.command, &ui) {
         Ok(status) => status,

@@ -13,6 +13,52 @@ use crate::args::ColorChoice;
 use crate::failure::CliError;
 use crate::report::{ErrorJson, FailureDocument};
 
+/// The directives of `-v`, `-vv` and `-vvv`: this workspace's crates (the
+/// targets `nenjim_journal_*`) at info, debug and trace; other crates'
+/// warnings and errors (the NATS and object-store clients') from `-v` on,
+/// their info at `-vvv`.
+fn verbosity(verbose: u8) -> Option<&'static str> {
+    match verbose {
+        0 => None,
+        1 => Some("warn,nenjim_journal=info"),
+        2 => Some("warn,nenjim_journal=debug"),
+        _ => Some("info,nenjim_journal=trace"),
+    }
+}
+
+/// Shows the libraries' tracing events on stderr when asked: `-v`
+/// (repeated: [`verbosity`]) and/or a non-empty `RUST_LOG` (an env filter;
+/// with both, `-v`'s directives are added to it). With neither, no
+/// subscriber is installed and nothing more is printed. A `RUST_LOG` that
+/// does not parse is said in one line on stderr and ignored.
+pub fn show_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let env = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    let mut directives: Vec<String> = Vec::new();
+    if let Some(env) = env {
+        match EnvFilter::builder().parse(&env) {
+            Ok(_) => directives.push(env),
+            Err(error) => {
+                let _ = writeln!(io::stderr().lock(), "ignoring RUST_LOG={env:?}: {error}");
+            }
+        }
+    }
+    directives.extend(verbosity(verbose).map(str::to_owned));
+    if directives.is_empty() {
+        return;
+    }
+    let Ok(filter) = EnvFilter::builder().parse(directives.join(",")) else {
+        return;
+    };
+    // Fails only if a subscriber is installed already: then that one shows them.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .try_init();
+}
+
 /// A text style.
 #[derive(Clone, Copy, Debug)]
 pub enum Paint {

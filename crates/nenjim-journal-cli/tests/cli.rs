@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use nenjim_journal_testkit::cli::{
-    assert_code, command, digest_of, json, output, sha256_hex as hex, stderr, stdout, tempdir,
+    assert_code, code, command, digest_of, json, output, sha256_hex as hex, stderr, stdout, tempdir,
 };
 use serde_json::Value;
 use tempfile::TempDir;
@@ -120,6 +120,86 @@ fn fixture() -> Fixture {
         dir,
         serde: [s1, s2, s3],
     }
+}
+
+// ---------------------------------------------------------------- -v / RUST_LOG
+
+/// `-v` shows the libraries' tracing events on stderr: the root's start,
+/// with its counts and time, at info (and nothing at debug); `-vv` shows
+/// debug events too, `RUST_LOG` chooses by target; with neither, stderr is
+/// exactly what it was without tracing, and stdout never changes.
+#[test]
+fn verbose_prints_the_start_event_on_stderr_and_nothing_without_it() {
+    let f = fixture();
+    let root = f.root();
+    let plain = run(&[&"list", &root]);
+    assert_code(&plain, 0);
+    assert_eq!(stderr(&plain), "", "no flag, no event");
+
+    let verbose = run(&[&"list", &root, &"-v"]);
+    assert_code(&verbose, 0);
+    assert_eq!(stdout(&verbose), stdout(&plain));
+    let err = stderr(&verbose);
+    let started: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("nenjim_journal_ref: started"))
+        .collect();
+    assert_eq!(started.len(), 1, "{err}");
+    for said in [
+        " INFO ",
+        "artifacts=2",
+        "revisions=4",
+        "last_sequence=4",
+        "elapsed_ms=",
+        &format!("root={}", root.display()),
+    ] {
+        assert!(started[0].contains(said), "{said} missing: {err}");
+    }
+    assert!(!err.contains("DEBUG"), "-v is info: {err}");
+
+    // The global flag goes anywhere; -vv adds debug.
+    let mut appended = command(
+        env!("CARGO_BIN_EXE_nenjim-journal"),
+        &[&"-vv", &"list", &root],
+    );
+    let debug = output(&mut appended);
+    assert_code(&debug, 0);
+    assert!(
+        stderr(&debug).contains("nenjim_journal_ref: started"),
+        "{}",
+        stderr(&debug)
+    );
+
+    // RUST_LOG alone, by target: this crate's events and no other.
+    let mut by_env = command(env!("CARGO_BIN_EXE_nenjim-journal"), &[&"list", &root]);
+    by_env.env("RUST_LOG", "nenjim_journal_ref=info");
+    let env = output(&mut by_env);
+    assert_code(&env, 0);
+    assert_eq!(stdout(&env), stdout(&plain));
+    assert!(
+        stderr(&env).contains("nenjim_journal_ref: started"),
+        "{}",
+        stderr(&env)
+    );
+    let mut other = command(env!("CARGO_BIN_EXE_nenjim-journal"), &[&"list", &root]);
+    other.env("RUST_LOG", "nenjim_journal_writer=trace");
+    let other = output(&mut other);
+    assert_eq!(stderr(&other), "", "no event of that target");
+
+    // A failed command's stderr is its message alone without -v.
+    let missing = run(&[&"list", &root.join("nowhere")]);
+    let with_v = run(&[&"list", &root.join("nowhere"), &"-v"]);
+    assert_eq!(code(&missing), code(&with_v));
+    assert!(
+        !stderr(&missing).contains("nenjim_journal_ref"),
+        "{}",
+        stderr(&missing)
+    );
+    assert!(
+        stderr(&with_v).contains("start failed"),
+        "{}",
+        stderr(&with_v)
+    );
 }
 
 // ---------------------------------------------------------------- check

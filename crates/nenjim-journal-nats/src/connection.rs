@@ -51,6 +51,7 @@ impl Connection {
         let (lost_tx, lost) = watch::channel(false);
         let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
+        let traced = address.clone();
         let step = options.reconnect_delay;
         let mut connect = async_nats::ConnectOptions::new()
             .name("nenjim-journal")
@@ -67,10 +68,12 @@ impl Connection {
             .event_callback(move |event| {
                 let lost_tx = lost_tx.clone();
                 let reconnected_tx = reconnected_tx.clone();
+                let address = traced.clone();
                 async move {
                     if matches!(event, async_nats::Event::Connected) {
                         reconnected_tx.send_modify(|n| *n += 1);
                     }
+                    trace_event(&address, &event, *reconnected_tx.borrow());
                     if matches!(
                         event,
                         async_nats::Event::Closed
@@ -245,6 +248,40 @@ impl Connection {
             format!("{what} on {}: {error}", self.address),
         )
         .with_path(&self.address)
+    }
+}
+
+/// The event of a connection's `event` (the client's callback), with the
+/// fields `address` and `reconnects` (the connections after the first so
+/// far): `reconnected` at warn (a server restarted, a leader moved, the
+/// network came back: the client connected again), `disconnected`,
+/// `lame duck mode`, a slow consumer and a server's or the client's error
+/// at warn, `connection closed` at error when the client gave up (its
+/// reconnect attempts ran out) and at debug when it was closed.
+fn trace_event(address: &str, event: &async_nats::Event, connects: u64) {
+    let reconnects = connects.saturating_sub(1);
+    match event {
+        async_nats::Event::Connected if reconnects == 0 => {}
+        async_nats::Event::Connected => {
+            tracing::warn!(target: "nenjim_journal_nats", address, reconnects, "reconnected");
+        }
+        async_nats::Event::Disconnected => {
+            tracing::warn!(target: "nenjim_journal_nats", address, reconnects, "disconnected");
+        }
+        async_nats::Event::Closed => {
+            tracing::debug!(target: "nenjim_journal_nats", address, reconnects, "connection closed");
+        }
+        async_nats::Event::ClientError(async_nats::ClientError::MaxReconnects) => {
+            tracing::error!(
+                target: "nenjim_journal_nats",
+                address,
+                reconnects,
+                "connection lost: the reconnect attempts ran out"
+            );
+        }
+        event => {
+            tracing::warn!(target: "nenjim_journal_nats", address, reconnects, event = %event, "connection event");
+        }
     }
 }
 

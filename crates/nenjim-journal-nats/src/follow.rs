@@ -56,6 +56,9 @@ pub struct Follower {
     stop: watch::Receiver<bool>,
     /// The connection's reconnections this follower's consumer has seen.
     reconnected: watch::Receiver<u64>,
+    /// Why the consumer was dropped, until it is made again (the
+    /// `follower resumed` event's `reason`).
+    resuming: Option<&'static str>,
     /// Declared last: its runtime outlives the consumer above.
     ledger: NatsLedger,
 }
@@ -91,6 +94,7 @@ impl Follower {
             last: after,
             stop,
             reconnected,
+            resuming: None,
         })
     }
 
@@ -126,9 +130,26 @@ impl Follower {
             if self.messages.is_none() {
                 self.reconnected.mark_unchanged();
                 match self.ledger.ordered(self.last) {
-                    Ok(messages) => self.messages = Some(messages),
+                    Ok(messages) => {
+                        tracing::info!(
+                            target: "nenjim_journal_nats",
+                            address = %conn.address,
+                            after = self.last,
+                            reason = self.resuming.take().unwrap_or("consumer lost"),
+                            "follower resumed"
+                        );
+                        self.messages = Some(messages);
+                    }
                     Err(e) if e.kind() == ErrorKind::RootMissing => return Err(e),
                     Err(e) => {
+                        tracing::warn!(
+                            target: "nenjim_journal_nats",
+                            address = %conn.address,
+                            after = self.last,
+                            failures,
+                            error = %e,
+                            "follower cannot resume yet; trying again"
+                        );
                         // An outage (the server restarting, a leader being
                         // elected) is waited out for as long as the
                         // connection lives; other failures a few times.
@@ -177,10 +198,16 @@ impl Follower {
                 // The server may have lost the consumer (a restart): it is
                 // made again after the last entry yielded at once, rather
                 // than when its heartbeats are found missing.
-                Woke::Reconnected | Woke::Message(None | Some(Err(_))) => {
-                    // The consumer is gone (a restarted server, say): made
-                    // again after the last entry, unless the connection is
-                    // lost (then the top of the loop says so).
+                Woke::Reconnected => {
+                    // The server may have lost the consumer (a restart):
+                    // made again after the last entry, unless the
+                    // connection is lost (then the top of the loop says so).
+                    self.resuming = Some("reconnected");
+                    self.messages = None;
+                }
+                Woke::Message(None | Some(Err(_))) => {
+                    // The consumer is gone (a restarted server, say).
+                    self.resuming = Some("consumer lost");
                     self.messages = None;
                 }
                 // The client makes an ordered consumer that lost its way (it
@@ -193,12 +220,19 @@ impl Follower {
                         .info()
                         .is_ok_and(|info| info.stream_sequence <= self.last) =>
                 {
+                    self.resuming = Some("consumer restarted behind");
                     self.messages = None;
                 }
                 Woke::Message(Some(Ok(message))) => {
                     return match self.ledger.decode(&message, self.last + 1) {
                         Ok(entry) => {
                             self.last += 1;
+                            tracing::trace!(
+                                target: "nenjim_journal_nats",
+                                address = %conn.address,
+                                sequence = self.last,
+                                "followed an entry"
+                            );
                             Ok(Some(entry))
                         }
                         Err(e) => {

@@ -271,22 +271,59 @@ impl NatsLease {
     /// (see the module docs). This holder answers probes from here on.
     pub fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError> {
         self.start_answering();
+        let mut attempt = 0u32;
         loop {
+            attempt += 1;
             let current = self.read()?;
+            let now = now_millis();
             let (lease, taken_over) = Lease::take_unless(
                 current.as_ref().map(|(lease, _)| lease),
                 &self.holder,
-                now_millis(),
+                now,
                 ttl,
                 &self.path,
                 |lease| self.is_gone(lease),
             )?;
             // Changed since it was read: read it again.
+            let previous = current.as_ref().map(|(lease, _)| lease.clone());
             if let Some(revision) = self.replace(&lease, current.map(|(_, r)| r))? {
+                self.trace_acquired(previous.as_ref(), &lease, now);
                 let epoch = lease.epoch();
                 self.held = Some((lease, revision));
                 return Ok(Acquired { epoch, taken_over });
             }
+            tracing::warn!(
+                target: "nenjim_journal_nats",
+                root = %self.ledger.conn().address,
+                attempt,
+                "lease changed by another writer while being acquired; reading it again"
+            );
+        }
+    }
+
+    /// The event of the lease taken at `now` after `previous`, as a
+    /// directory root's: `lease acquired` or `lease taken over` (with the
+    /// previous holder and why: `expired` or `holder gone`), at info.
+    fn trace_acquired(&self, previous: Option<&Lease>, lease: &Lease, now: u64) {
+        let root = &self.ledger.conn().address;
+        match previous.filter(|p| !p.is_released()) {
+            Some(previous) => tracing::info!(
+                target: "nenjim_journal_nats",
+                root = %root,
+                holder = lease.holder(),
+                epoch = lease.epoch(),
+                previous_holder = previous.holder(),
+                previous_epoch = previous.epoch(),
+                reason = if previous.is_live(now) { "holder gone" } else { "expired" },
+                "lease taken over"
+            ),
+            None => tracing::info!(
+                target: "nenjim_journal_nats",
+                root = %root,
+                holder = lease.holder(),
+                epoch = lease.epoch(),
+                "lease acquired"
+            ),
         }
     }
 
@@ -308,7 +345,16 @@ impl NatsLease {
         if lease.expires().saturating_sub(now) < half {
             let renewed = lease.until(expiry(now, ttl));
             match self.replace(&renewed, Some(revision))? {
-                Some(revision) => self.held = Some((renewed, revision)),
+                Some(revision) => {
+                    tracing::debug!(
+                        target: "nenjim_journal_nats",
+                        root = %self.ledger.conn().address,
+                        epoch = renewed.epoch(),
+                        expires = renewed.expires(),
+                        "lease renewed"
+                    );
+                    self.held = Some((renewed, revision));
+                }
                 None => {
                     return Err(self.lost(format!(
                         "found the lease changed by another writer, expected this writer's (epoch {})",
@@ -330,7 +376,15 @@ impl NatsLease {
         if let Some((lease, revision)) = self.held.take() {
             let released = lease.until(0);
             // `None`: changed by another writer, whose lease stays.
-            let _ = self.replace(&released, Some(revision))?;
+            if self.replace(&released, Some(revision))?.is_some() {
+                tracing::info!(
+                    target: "nenjim_journal_nats",
+                    root = %self.ledger.conn().address,
+                    holder = released.holder(),
+                    epoch = released.epoch(),
+                    "lease released"
+                );
+            }
         }
         Ok(())
     }

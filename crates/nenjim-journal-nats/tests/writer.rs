@@ -392,6 +392,38 @@ fn the_lease_is_held_released_and_taken_over_and_the_old_writer_fenced() {
     assert_eq!(names, ["a", "b", "c"]);
 }
 
+/// What a hub operator sees of a takeover on a NATS root: the lease taken
+/// over (the NATS crate's event: both holders, the epochs, why), the
+/// writer's fence and the old writer's lost lease, as on a directory.
+#[test]
+fn a_takeover_on_nats_is_traced() {
+    use nenjim_journal_testkit::traces::capture;
+    let server = NatsServer::start();
+    let nats = root(&server, "traced");
+    let ((), seen) = capture(|| {
+        let mut a = writer(&nats);
+        a.append(&bare_genesis("a", &ts(1))).unwrap();
+        expire_lease(&server, "traced");
+        let b = writer(&nats);
+        let e = a.append(&bare_genesis("late", &ts(2))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LeaseLost, "{e}");
+        b.close().unwrap();
+    });
+    let acquired = seen.one("lease acquired");
+    let taken = seen.one("lease taken over");
+    assert_eq!(taken.target, "nenjim_journal_nats");
+    assert_eq!(taken.level, tracing::Level::INFO);
+    assert_eq!(taken.field("root"), Some(nats.to_string().as_str()));
+    assert_eq!(taken.field("epoch"), Some("2"));
+    assert_eq!(taken.field("previous_epoch"), Some("1"));
+    assert_eq!(taken.field("reason"), Some("expired"));
+    assert_eq!(taken.field("previous_holder"), acquired.field("holder"));
+    let fenced = seen.one("ledger fenced");
+    assert_eq!(fenced.field("sequence"), Some("2"));
+    assert_eq!(seen.one("lease lost").level, tracing::Level::WARN);
+    assert_eq!(seen.one("lease released").field("epoch"), Some("2"));
+}
+
 /// A repeated append is an idempotent success that commits nothing; every
 /// refusal (a parse error, a chain error, a missing blob, a conflicting
 /// text) commits nothing, and the writer goes on at the same tip.

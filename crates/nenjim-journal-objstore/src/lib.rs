@@ -475,6 +475,7 @@ impl BlobStore for ObjectFs {
             // this put landed (its bytes name this writer and an expiry).
             Err(error) => match self.get(&key) {
                 Ok((found, meta)) if found == bytes => {
+                    self.trace_settled(&key, &error, "stored");
                     Ok(Some(version_of(&meta.e_tag, &meta.version)))
                 }
                 // Still at the expected version: nobody changed it, this
@@ -485,7 +486,10 @@ impl BlobStore for ObjectFs {
                 {
                     Err(io_error(error))
                 }
-                Ok(_) => Ok(None),
+                Ok(_) => {
+                    self.trace_settled(&key, &error, "another's");
+                    Ok(None)
+                }
                 Err(object_store::Error::NotFound { .. }) if refused(&error) => Ok(None),
                 Err(object_store::Error::NotFound { .. }) => Err(io_error(error)),
                 Err(e) => Err(io_error(e)),

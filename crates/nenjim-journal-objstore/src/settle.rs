@@ -18,11 +18,33 @@ impl ObjectFs {
         match self.put(key, bytes, PutMode::Create) {
             Ok(()) => Ok(true),
             Err(error) => match self.get_if_exists(key)? {
-                Some(found) => Ok(found == bytes),
+                Some(found) => {
+                    let ours = found == bytes;
+                    self.trace_settled(key, &error, if ours { "stored" } else { "another's" });
+                    Ok(ours)
+                }
                 // Nothing there: the create failed (a refusal without an
                 // object is a store that lies: report it as it came).
-                None => Err(io_error(error)),
+                None => {
+                    self.trace_settled(key, &error, "absent");
+                    Err(io_error(error))
+                }
             },
         }
+    }
+
+    /// The event of a put whose answer was lost or refused, settled by
+    /// reading the object back (warn): `location` (the store), `key`,
+    /// `outcome` (`stored`: this put's bytes are there; `another's`:
+    /// other bytes; `absent`: nothing, the put failed), `error` (the put's).
+    pub(crate) fn trace_settled(&self, key: &Key, error: &object_store::Error, outcome: &str) {
+        tracing::warn!(
+            target: "nenjim_journal_objstore",
+            location = %self.location,
+            key = %key,
+            outcome,
+            error = %error,
+            "put answer lost or refused; settled by reading the object back"
+        );
     }
 }

@@ -254,3 +254,53 @@ fn a_writer_reads_each_revision_once_to_record_a_root_and_only_the_new_after_tip
     assert_eq!(writer.state().len(), revisions + 1);
     assert_eq!(writer.append(&text).unwrap().sequence(), 22);
 }
+
+/// A put whose answer is lost is never retried blindly: it is settled by
+/// reading the object back, and a hub operator sees it as a warning with
+/// its outcome (`stored`: the first put landed; `another's`: other bytes
+/// are there).
+#[test]
+fn a_lost_answer_is_settled_by_reading_back_and_traced() {
+    use nenjim_journal_store::BlobStore as _;
+    use nenjim_journal_testkit::traces::capture;
+
+    let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let entry = Path::new("/root/.ledger/log/00000000000000000001");
+    let (result, seen) = capture(|| {
+        let lost = ObjectFs::new(
+            Arc::new(Faulty::new(inner.clone(), Fault::LoseAnswer(1))),
+            "memory://",
+        )
+        .unwrap();
+        lost.put_record(entry, "1 FENCE 1\n")
+    });
+    result.unwrap();
+    let settled = seen.one("put answer lost or refused; settled by reading the object back");
+    assert_eq!(settled.target, "nenjim_journal_objstore");
+    assert_eq!(settled.level, tracing::Level::WARN);
+    assert_eq!(settled.field("outcome"), Some("stored"));
+    assert_eq!(
+        settled.field("key"),
+        Some("root/.ledger/log/00000000000000000001")
+    );
+    assert_eq!(settled.field("location"), Some("memory://"));
+    assert!(
+        settled
+            .field("error")
+            .is_some_and(|e| e.contains("injected"))
+    );
+
+    // Another record is there: the same settlement says so, and the put
+    // is refused.
+    let (result, seen) = capture(|| {
+        let lost = ObjectFs::new(
+            Arc::new(Faulty::new(inner.clone(), Fault::LoseAnswer(1))),
+            "memory://",
+        )
+        .unwrap();
+        lost.put_record(entry, "1 FENCE 2\n")
+    });
+    assert!(result.is_err());
+    let settled = seen.one("put answer lost or refused; settled by reading the object back");
+    assert_eq!(settled.field("outcome"), Some("another's"));
+}

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::component::{NenjimComponent, NenjimProcess};
@@ -64,6 +65,11 @@ pub(crate) struct Journal {
     /// and the last checkpoint verified (with a verifier key: format
     /// section 10), which the next one must extend.
     refreshing: Mutex<Option<Verified>>,
+}
+
+/// Milliseconds since `started`, for the events' `elapsed_ms`.
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 fn not_started() -> JournalError {
@@ -150,6 +156,10 @@ impl NenjimProcess for Journal {
             }
             lifecycle.start = StartAttempt::Loading;
         }
+        let span =
+            tracing::info_span!(target: "nenjim_journal_ref", "start", root = %self.root.display());
+        let _entered = span.enter();
+        let started = Instant::now();
         // Loaded into a private state, outside any lock; queries meanwhile
         // fail with NotStarted.
         let loaded = match &self.ledger {
@@ -175,11 +185,28 @@ impl NenjimProcess for Journal {
                 Err(stopped())
             }
             Ok(state) => {
+                tracing::info!(
+                    target: "nenjim_journal_ref",
+                    root = %self.root.display(),
+                    artifacts = state.artifact_count(),
+                    revisions = state.len(),
+                    last_sequence = state.last_sequence(),
+                    elapsed_ms = elapsed_ms(started),
+                    "started"
+                );
                 lifecycle.start = StartAttempt::Succeeded;
                 lifecycle.snapshot = Some(Arc::new(state));
                 Ok(())
             }
             Err(error) => {
+                tracing::warn!(
+                    target: "nenjim_journal_ref",
+                    root = %self.root.display(),
+                    kind = ?error.kind(),
+                    elapsed_ms = elapsed_ms(started),
+                    error = %error,
+                    "start failed"
+                );
                 lifecycle.start = StartAttempt::Failed;
                 Err(error)
             }
@@ -193,6 +220,7 @@ impl NenjimProcess for Journal {
             lifecycle.snapshot.take()
         };
         drop(previous);
+        tracing::info!(target: "nenjim_journal_ref", root = %self.root.display(), "stopped");
         // Every follow cursor ends: a blocked one is woken by its backend.
         self.halted.store(true, Ordering::Release);
         if let Some(follow) = &self.follow {
@@ -297,7 +325,15 @@ impl Administration for Journal {
     fn refresh(&self) -> Result<RefreshReport, JournalError> {
         let mut verified = self.refreshing.lock();
         let state = self.snapshot()?;
-        match &self.ledger {
+        let span = tracing::info_span!(target: "nenjim_journal_ref", "refresh", root = %self.root.display());
+        let _entered = span.enter();
+        let started = Instant::now();
+        let mut published: Option<(usize, u64, u64)> = None;
+        let mut publish = |next: ChainState| {
+            published = Some((next.artifact_count(), next.len(), next.last_sequence()));
+            self.publish(next);
+        };
+        let report = match &self.ledger {
             Some(ledger) => nenjim_journal_fs::refresh_verified_from(
                 &*self.fs,
                 &**ledger,
@@ -305,7 +341,7 @@ impl Administration for Journal {
                 self.options,
                 &state,
                 &mut verified,
-                &mut |next| self.publish(next),
+                &mut publish,
             ),
             None => nenjim_journal_fs::refresh_verified(
                 &*self.fs,
@@ -313,8 +349,50 @@ impl Administration for Journal {
                 self.options,
                 &state,
                 &mut verified,
-                &mut |next| self.publish(next),
+                &mut publish,
+            ),
+        };
+        let (artifacts, revisions, last_sequence) = published
+            .unwrap_or_else(|| (state.artifact_count(), state.len(), state.last_sequence()));
+        match &report {
+            // Something new at info; a refresh that found nothing (a hub
+            // polling every few seconds) at debug.
+            Ok(report) if report.ingested() > 0 => tracing::info!(
+                target: "nenjim_journal_ref",
+                root = %self.root.display(),
+                ingested = report.ingested(),
+                unchanged = report.unchanged(),
+                unrecorded = report.unrecorded(),
+                artifacts,
+                revisions,
+                last_sequence,
+                elapsed_ms = elapsed_ms(started),
+                "refreshed"
+            ),
+            Ok(report) => tracing::debug!(
+                target: "nenjim_journal_ref",
+                root = %self.root.display(),
+                ingested = report.ingested(),
+                unchanged = report.unchanged(),
+                unrecorded = report.unrecorded(),
+                artifacts,
+                revisions,
+                last_sequence,
+                elapsed_ms = elapsed_ms(started),
+                "refreshed"
+            ),
+            Err(error) => tracing::warn!(
+                target: "nenjim_journal_ref",
+                root = %self.root.display(),
+                kind = ?error.kind(),
+                artifacts,
+                revisions,
+                last_sequence,
+                elapsed_ms = elapsed_ms(started),
+                error = %error,
+                "refresh failed"
             ),
         }
+        report
     }
 }

@@ -484,10 +484,39 @@ pub fn expiry(now: u64, ttl: Duration) -> u64 {
         .max(1)
 }
 
+/// The event of a lease taken at `now` (`lease`, after `previous`):
+/// `lease acquired` (a first or released lease) or `lease taken over`,
+/// with why (`expired`, or `holder gone`: a live lease of a process that
+/// is gone), both at info, with the fields `root`, `holder`, `epoch` and,
+/// for a takeover, `previous_holder`, `previous_epoch` and `reason`.
+fn trace_acquired(root: &Path, previous: Option<&LeaseRecord>, lease: &LeaseRecord, now: u64) {
+    match previous.filter(|p| !p.is_released()) {
+        Some(previous) => tracing::info!(
+            target: "nenjim_journal_store",
+            root = %root.display(),
+            holder = %lease.holder,
+            epoch = lease.epoch,
+            previous_holder = %previous.holder,
+            previous_epoch = previous.epoch,
+            reason = if previous.is_live(now) { "holder gone" } else { "expired" },
+            "lease taken over"
+        ),
+        None => tracing::info!(
+            target: "nenjim_journal_store",
+            root = %root.display(),
+            holder = %lease.holder,
+            epoch = lease.epoch,
+            "lease acquired"
+        ),
+    }
+}
+
 /// The lease as a file of a [`BlobStore`] (see the [module docs](self)).
 #[derive(Debug)]
 pub struct FileLease {
     store: Arc<dyn BlobStore>,
+    /// The root, for the events (`root` field).
+    root: PathBuf,
     path: PathBuf,
     /// This holder's lease as last written (`None` before acquiring).
     held: Option<LeaseRecord>,
@@ -498,6 +527,7 @@ impl FileLease {
     pub fn new(store: Arc<dyn BlobStore>, root: &Path) -> FileLease {
         FileLease {
             store,
+            root: root.to_path_buf(),
             path: ledger::lease_path(root),
             held: None,
         }
@@ -540,26 +570,31 @@ impl FileLease {
 
 impl Lease for FileLease {
     fn acquire(&mut self, ttl: Duration) -> Result<Acquired, JournalError> {
+        let mut attempt = 0u32;
         loop {
+            attempt += 1;
             let read = self.read().map_err(self.io("cannot read the lease"))?;
             let (current, version) = read.unzip();
-            let (lease, taken_over) = LeaseRecord::take(
-                current.as_ref(),
-                &holder_id(),
-                now_millis(),
-                ttl,
-                &self.path,
-            )?;
+            let now = now_millis();
+            let (lease, taken_over) =
+                LeaseRecord::take(current.as_ref(), &holder_id(), now, ttl, &self.path)?;
             // Another writer changed the lease since it was read: read it
             // again (it is live now, unless that writer released it at once).
             if self
                 .replace(&lease, version.as_ref())
                 .map_err(self.io("cannot write the lease"))?
             {
+                trace_acquired(&self.root, current.as_ref(), &lease, now);
                 let epoch = lease.epoch;
                 self.held = Some(lease);
                 return Ok(Acquired { epoch, taken_over });
             }
+            tracing::warn!(
+                target: "nenjim_journal_store",
+                root = %self.root.display(),
+                attempt,
+                "lease changed by another writer while being acquired; reading it again"
+            );
         }
     }
 
@@ -600,6 +635,13 @@ impl Lease for FileLease {
                 held.epoch
             )));
         }
+        tracing::debug!(
+            target: "nenjim_journal_store",
+            root = %self.root.display(),
+            epoch = renewed.epoch,
+            expires = renewed.expires,
+            "lease renewed"
+        );
         self.held = Some(renewed);
         Ok(())
     }
@@ -617,6 +659,13 @@ impl Lease for FileLease {
                 .replace(&released, version.as_ref())
                 .map_err(self.io("cannot release the lease"))?
             {
+                tracing::info!(
+                    target: "nenjim_journal_store",
+                    root = %self.root.display(),
+                    holder = %released.holder,
+                    epoch = released.epoch,
+                    "lease released"
+                );
                 self.held = Some(released);
             }
         }

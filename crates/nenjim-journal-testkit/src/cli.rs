@@ -12,10 +12,13 @@ use std::ffi::OsStr;
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-/// `program` with `args`, not yet run.
+/// `program` with `args`, not yet run; without the caller's `RUST_LOG`
+/// (the command's tracing events on stderr: a test asks for them itself).
 pub fn command(program: &str, args: &[&dyn AsRef<OsStr>]) -> Command {
     let mut command = Command::new(program);
-    command.args(args.iter().map(|a| a.as_ref()));
+    command
+        .args(args.iter().map(|a| a.as_ref()))
+        .env_remove("RUST_LOG");
     command
 }
 

@@ -31,7 +31,10 @@
 //! - `tls` (feature `tls`): a test CA and the server and client
 //!   certificates it signs, as PEM files (NATS, S3, Azure and GCS over TLS);
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
-//!   parsers checks, also run as bounded stable tests by the tlog crate.
+//!   parsers checks, also run as bounded stable tests by the tlog crate;
+//! - `traces` (feature `tracing`): the tracing spans and events a closure
+//!   emits on its thread, collected by a subscriber of its own (the tests
+//!   of what a hub operator sees: a takeover, a retry, a refresh).
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -59,3 +62,5 @@ pub mod texts;
 pub mod tlog_checks;
 #[cfg(feature = "tls")]
 pub mod tls;
+#[cfg(feature = "tracing")]
+pub mod traces;

@@ -60,9 +60,16 @@ impl FsJournalWriter {
         let error = self.commit_error(sequence, failed);
         match error.kind() {
             ErrorKind::LeaseLost => {
+                self.lease_lost(&error);
                 self.poisoned = Some(error.clone());
             }
             ErrorKind::TipMoved if moved => {
+                tracing::warn!(
+                    target: "nenjim_journal_writer",
+                    root = %self.root.display(),
+                    sequence,
+                    "ledger tip moved: another writer committed first; reading the ledger again"
+                );
                 if let Err(reload) = self.catch_up() {
                     self.poisoned = Some(error.clone().note(format_args!(
                         "reading the ledger again failed: {reload}; open the writer again"
@@ -114,9 +121,22 @@ impl FsJournalWriter {
     pub(crate) fn check_lease(&mut self) -> Result<(), JournalError> {
         self.lease.renew(self.options.lease_ttl).inspect_err(|e| {
             if e.kind() == ErrorKind::LeaseLost {
+                self.lease_lost(e);
                 self.poisoned = Some(e.clone().with_path(&self.root));
             }
         })
+    }
+
+    /// The event of a lost lease (warn: every later append is refused).
+    fn lease_lost(&self, error: &JournalError) {
+        tracing::warn!(
+            target: "nenjim_journal_writer",
+            root = %self.root.display(),
+            epoch = self.lease.epoch(),
+            tip = self.tip,
+            error = %error,
+            "lease lost"
+        );
     }
 
     /// Checks that the content store holds the blob of every release of
@@ -204,6 +224,14 @@ impl JournalWriter for FsJournalWriter {
         let head = self.state.latest(revision.coordinate());
         let ingested = self.state.ingest_revision_at(revision, sequence)?;
         if ingested.outcome() == Outcome::Unchanged {
+            tracing::debug!(
+                target: "nenjim_journal_writer",
+                root = %self.root.display(),
+                sequence = ingested.revision().sequence(),
+                coordinate = %ingested.revision().coordinate(),
+                journal_version = %ingested.revision().journal_version(),
+                "revision already recorded: nothing written"
+            );
             self.ensure_signed()?;
             return Ok(build::appended(ingested.revision().clone(), false));
         }
@@ -216,11 +244,42 @@ impl JournalWriter for FsJournalWriter {
                 self.state = ingested.into_state();
                 self.tip = entry.sequence();
                 self.last_parsed = Some(parsed);
+                trace_appended(&self.root, &revision, tracing::Level::INFO);
                 self.after_commit(&[entry])?;
                 Ok(build::appended(revision, true))
             }
             Err(failed) => Err(self.failed_commit(sequence, failed)),
         }
+    }
+}
+
+/// The event `revision appended` of a committed `revision`, at `level`
+/// (info for one [`append`](JournalWriter::append), debug for each of a
+/// batch, whose summary is at info): `root`, `sequence`, `coordinate`,
+/// `journal_version`, `digest`.
+pub(crate) fn trace_appended(
+    root: &std::path::Path,
+    revision: &JournalRevision,
+    level: tracing::Level,
+) {
+    macro_rules! appended {
+        ($level:expr) => {
+            tracing::event!(
+                target: "nenjim_journal_writer",
+                $level,
+                root = %root.display(),
+                sequence = revision.sequence(),
+                coordinate = %revision.coordinate(),
+                journal_version = %revision.journal_version(),
+                digest = %revision.digest(),
+                "revision appended"
+            )
+        };
+    }
+    if level == tracing::Level::INFO {
+        appended!(tracing::Level::INFO);
+    } else {
+        appended!(tracing::Level::DEBUG);
     }
 }
 

@@ -161,6 +161,13 @@ impl FsJournalWriter {
     /// entries were created are reported, and they are a prefix.
     pub fn append_batch(&mut self, texts: &[&str]) -> Result<Vec<Appended>, BatchError> {
         let mut appended = Vec::with_capacity(texts.len());
+        let span = tracing::debug_span!(
+            target: "nenjim_journal_writer",
+            "append_batch",
+            root = %self.root.display(),
+            texts = texts.len()
+        );
+        let _entered = span.enter();
         for chunk in texts.chunks(self.options.batch_max) {
             if let Err(error) = self.append_chunk(chunk, &mut appended) {
                 return Err(BatchError { appended, error });
@@ -186,6 +193,7 @@ impl FsJournalWriter {
             return Err(poisoned.clone().with_path(&self.root));
         }
         self.check_lease()?;
+        let started = std::time::Instant::now();
         let mut slots: Vec<Slot> = Vec::with_capacity(texts.len());
         let mut pending: Vec<Pending<'_>> = Vec::new();
         let mut refused = None;
@@ -268,6 +276,19 @@ impl FsJournalWriter {
         // A signed root: one checkpoint for what this batch committed (the
         // prefix, when it stopped), after every entry of it is durable.
         if !committed.entries.is_empty() {
+            for p in pending.get(..done).unwrap_or_default() {
+                append::trace_appended(&self.root, &p.revision, tracing::Level::DEBUG);
+            }
+            tracing::info!(
+                target: "nenjim_journal_writer",
+                root = %self.root.display(),
+                revisions = done,
+                recorded = slots.len() - pending.len(),
+                first_sequence = committed.entries.first().map_or(0, |e| e.sequence()),
+                last_sequence = self.tip,
+                elapsed_ms = crate::elapsed_ms(started),
+                "batch committed"
+            );
             self.after_commit(&committed.entries)?;
         }
         if let Some(stopped) = committed.stopped {

@@ -141,6 +141,11 @@ impl fmt::Debug for FsJournalWriter {
     }
 }
 
+/// Milliseconds since `started`, for the events' `elapsed_ms`.
+pub(crate) fn elapsed_ms(started: std::time::Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 pub(crate) fn io_error(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
     let path = path.to_path_buf();
     let what = what.to_owned();
@@ -201,6 +206,10 @@ impl FsJournalWriter {
         // root and a writer without its key.
         let key = signing::parse_key(options.signing_key.as_ref())?;
         signing::check_open(&*store, &root, key.as_ref())?;
+        let span =
+            tracing::info_span!(target: "nenjim_journal_writer", "open", root = %root.display());
+        let _entered = span.enter();
+        let started = std::time::Instant::now();
         let acquired = lease.acquire(options.lease_ttl)?;
         let mut writer = FsJournalWriter {
             store,
@@ -216,7 +225,20 @@ impl FsJournalWriter {
         };
         // From here on the lease is ours: give it back if opening fails.
         match writer.prepare(acquired.taken_over, key) {
-            Ok(()) => Ok(writer),
+            Ok(()) => {
+                tracing::info!(
+                    target: "nenjim_journal_writer",
+                    root = %writer.root.display(),
+                    epoch = acquired.epoch,
+                    taken_over = acquired.taken_over,
+                    tip = writer.tip,
+                    revisions = writer.state.len(),
+                    signed = writer.signer.is_some(),
+                    elapsed_ms = elapsed_ms(started),
+                    "writer opened"
+                );
+                Ok(writer)
+            }
             Err(error) => {
                 let _ = writer.lease.release();
                 Err(error)
@@ -265,6 +287,13 @@ impl FsJournalWriter {
             match self.ledger.commit(self.tip, self.lease.fence()) {
                 Ok(entry) => {
                     self.tip = entry.sequence();
+                    tracing::info!(
+                        target: "nenjim_journal_writer",
+                        root = %self.root.display(),
+                        sequence = entry.sequence(),
+                        epoch = self.lease.epoch(),
+                        "ledger fenced"
+                    );
                     return self.after_commit(&[entry]);
                 }
                 Err(error) => {
@@ -290,6 +319,13 @@ impl FsJournalWriter {
         if let Some(last) = entries.last() {
             self.tip = last.sequence();
         }
+        tracing::debug!(
+            target: "nenjim_journal_writer",
+            root = %self.root.display(),
+            entries = entries.len(),
+            tip = self.tip,
+            "read the entries another writer committed"
+        );
         Ok(())
     }
 

@@ -9,7 +9,8 @@
 //! checkpoint and tiles after every commit, writers without the key
 //! refused, a writer killed at random instants), `interop_go` (Go's
 //! sumdb/note and tlog check a checkpoint and tiles this writer wrote)
-//! and `audit` (the findings and probes of the writer's audit);
+//! `audit` (the findings and probes of the writer's audit) and `traced`
+//! (the tracing events of a takeover, appends, a start and a refresh);
 //! the testkit's `killed` runs the kill rounds of `writer`, `batch` and
 //! `signing`.
 
@@ -21,4 +22,5 @@ mod fault_walk;
 mod fence_to;
 mod interop_go;
 mod signing;
+mod traced;
 mod writer;

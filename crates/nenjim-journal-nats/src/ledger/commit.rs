@@ -112,7 +112,7 @@ impl NatsLedger {
         let stream = self.stream().map_err(CommitError::Failed)?;
         let conn = &self.inner.conn;
         let mut last = None;
-        for _ in 0..PUBLISH_ATTEMPTS {
+        for attempt in 1..=PUBLISH_ATTEMPTS {
             let publish = PublishMessage::build()
                 .payload(payload.clone())
                 .headers(headers.clone())
@@ -152,6 +152,15 @@ impl NatsLedger {
                     if header("Nats-Msg-Id").as_deref() == Some(id.as_str())
                         && header(RECORD_HEADER).as_deref() == Some(line.as_str())
                     {
+                        if attempt > 1 {
+                            tracing::info!(
+                                target: "nenjim_journal_nats",
+                                address = %conn.address,
+                                sequence = entry.sequence(),
+                                attempt,
+                                "resend settled: the first send was stored"
+                            );
+                        }
                         return Ok(entry);
                     }
                     let found = header(RECORD_HEADER).and_then(|l| Entry::parse(&l).ok());
@@ -164,6 +173,15 @@ impl NatsLedger {
                         PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
                     ) && !conn.is_lost() =>
                 {
+                    tracing::warn!(
+                        target: "nenjim_journal_nats",
+                        address = %conn.address,
+                        sequence = entry.sequence(),
+                        attempt,
+                        attempts = PUBLISH_ATTEMPTS,
+                        error = %e,
+                        "commit answer lost; resending"
+                    );
                     last = Some(e);
                 }
                 Err(e) => {
@@ -357,7 +375,7 @@ impl NatsLedger {
                 .is_some_and(|m| m.headers.get("Nats-Msg-Id").map(|v| v.as_str()) == Some(id))
         };
         let mut last = None;
-        for _ in 0..PUBLISH_ATTEMPTS {
+        for attempt in 1..=PUBLISH_ATTEMPTS {
             let batch = super::unique_id();
             let acked = conn.block_on(async {
                 for (i, message) in messages.iter().enumerate() {
@@ -430,6 +448,16 @@ impl NatsLedger {
                     // An earlier send of this batch (its answer lost) is
                     // there whole: committed once, by this commit.
                     if ours(tip + 1, first_id) && ours(last_sequence, last_id) {
+                        if attempt > 1 {
+                            tracing::info!(
+                                target: "nenjim_journal_nats",
+                                address = %conn.address,
+                                first_sequence = tip + 1,
+                                last_sequence,
+                                attempt,
+                                "batch resend settled: the first send was stored"
+                            );
+                        }
                         return Ok(entries);
                     }
                     let found = conn
@@ -445,8 +473,26 @@ impl NatsLedger {
                 }
                 Sent::Lost(e) if !conn.is_lost() => {
                     if ours(last_sequence, last_id) {
+                        tracing::info!(
+                            target: "nenjim_journal_nats",
+                            address = %conn.address,
+                            first_sequence = tip + 1,
+                            last_sequence,
+                            attempt,
+                            "batch answer lost; settled by reading the ledger: stored"
+                        );
                         return Ok(entries);
                     }
+                    tracing::warn!(
+                        target: "nenjim_journal_nats",
+                        address = %conn.address,
+                        first_sequence = tip + 1,
+                        last_sequence,
+                        attempt,
+                        attempts = PUBLISH_ATTEMPTS,
+                        error = %e,
+                        "batch answer lost and not stored; resending"
+                    );
                     last = Some(e);
                 }
                 Sent::Lost(e) => {
