@@ -52,7 +52,11 @@ where
     K: OutageKind + Clone + std::fmt::Debug + std::fmt::Display + PartialEq,
 {
     fn outage(&self) -> Option<Why> {
-        self.kind().outage()
+        // The kind, else what it wraps (a key-value create fails as
+        // `Other` around the publish whose stream had no leader yet).
+        self.kind()
+            .outage()
+            .or_else(|| std::error::Error::source(self).and_then(dyn_outage))
     }
 }
 
@@ -254,6 +258,19 @@ pub(crate) fn dyn_outage(error: &(dyn std::error::Error + 'static)) -> Option<Wh
             e.outage()
         } else if let Some(e) =
             error.downcast_ref::<async_nats::jetstream::object_store::GetError>()
+        {
+            e.outage()
+        } else if let Some(e) = error.downcast_ref::<async_nats::jetstream::context::PublishError>()
+        {
+            e.outage()
+        } else if let Some(e) = error.downcast_ref::<async_nats::jetstream::kv::EntryError>() {
+            e.outage()
+        } else if let Some(e) =
+            error.downcast_ref::<async_nats::jetstream::stream::LastRawMessageError>()
+        {
+            e.outage()
+        } else if let Some(e) =
+            error.downcast_ref::<async_nats::jetstream::stream::DirectGetError>()
         {
             e.outage()
         } else if let Some(e) = error.downcast_ref::<std::io::Error>() {

@@ -361,6 +361,31 @@ fn a_message_whose_bytes_differ_from_its_record_is_a_ledger_mismatch() {
     assert!(e.message().contains("Nenjim-Record"), "{e}");
 }
 
+/// A reader's consumers go with it: the ledger read by one handle (a
+/// command's start) leaves no consumer on the server once the handle is
+/// dropped, rather than one lingering for the client's 30 s.
+#[test]
+fn a_dropped_reader_leaves_no_consumer_behind() {
+    let server = NatsServer::start();
+    let root = root(&server, "tidy");
+    let ledger = created(&root);
+    commit(&ledger, 0, &ts(1), &genesis("left-pad", &ts(1), &[]));
+    let raw = raw::Raw::connect(&server);
+    let reader = root.ledger().unwrap();
+    assert_eq!(reader.read_after(0, 10).unwrap().len(), 1);
+    let mut follower = reader.follow(1).unwrap();
+    assert!(
+        follower
+            .next_timeout(Some(Duration::from_millis(10)))
+            .unwrap()
+            .is_none()
+    );
+    assert!(raw.consumer_count("NENJIM_tidy") >= 1);
+    drop(follower);
+    drop(reader);
+    assert_eq!(raw.consumer_count("NENJIM_tidy"), 0);
+}
+
 /// A record that sizes its revision over the loader's 64 MiB limit is
 /// refused before its blob is read (a hostile store cannot make a reader
 /// fetch a huge object first).
@@ -631,6 +656,14 @@ pub(crate) mod raw {
             let js = runtime
                 .block_on(async { jetstream::new(async_nats::connect(servers).await.unwrap()) });
             Raw { runtime, js }
+        }
+
+        /// How many consumers the stream `stream` has now.
+        pub fn consumer_count(&self, stream: &str) -> usize {
+            self.runtime.block_on(async {
+                let mut stream = self.js.get_stream(stream).await.unwrap();
+                stream.info().await.unwrap().state.consumer_count
+            })
         }
 
         /// The configuration of the stream `stream`.

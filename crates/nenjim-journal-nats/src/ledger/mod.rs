@@ -144,12 +144,64 @@ struct Inner {
     reading: Mutex<Option<(u64, u64, Ordered)>>,
     /// Revisions up to this many bytes travel inside their message.
     inline_limit: usize,
-    /// This handle's id in the `Nats-Msg-Id` of its commits.
+    /// This handle's id in the `Nats-Msg-Id` of its commits, and the
+    /// prefix of the names of the consumers it makes (see `Drop`).
     committer: String,
+    /// How many ordered consumers this handle made (each named
+    /// `nenjim_<committer>_<n>`): deleted when the handle is dropped.
+    consumers: std::sync::atomic::AtomicU64,
     stop: StopSignal,
     /// Declared last: dropped after the consumers and handles above, which
     /// belong to its runtime.
     conn: Connection,
+}
+
+impl Inner {
+    /// The prefix of the names of this handle's consumers.
+    fn consumer_prefix(&self) -> String {
+        format!("nenjim_{}", self.committer)
+    }
+}
+
+/// The consumers a handle made are deleted with it: otherwise each reader
+/// (every command's start) would leave its ordered consumer on the server
+/// until the client's inactivity threshold (30 s) ends it. Best effort,
+/// and only from a plain thread (never blocking inside an async runtime):
+/// the server still ends what is left.
+impl Drop for Inner {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        if self.consumers.load(Ordering::Relaxed) == 0
+            || tokio::runtime::Handle::try_current().is_ok()
+            || self.conn.is_lost()
+        {
+            return;
+        }
+        let Some(stream) = lock(&self.stream).clone() else {
+            return;
+        };
+        let prefix = self.consumer_prefix();
+        let timeout = self
+            .root
+            .options
+            .request_timeout
+            .min(Duration::from_secs(2));
+        self.conn.block_on(async {
+            use futures::StreamExt as _;
+            let cleanup = async {
+                let names: Vec<String> = stream
+                    .consumer_names()
+                    .filter_map(|n| async move { n.ok() })
+                    .filter(|n| std::future::ready(n.starts_with(&prefix)))
+                    .collect()
+                    .await;
+                for name in names {
+                    let _ = stream.delete_consumer(&name).await;
+                }
+            };
+            let _ = tokio::time::timeout(timeout, cleanup).await;
+        });
+    }
 }
 
 impl std::fmt::Debug for Inner {
@@ -195,6 +247,7 @@ impl NatsLedger {
                 reading: Mutex::new(None),
                 inline_limit,
                 committer: unique_id(),
+                consumers: std::sync::atomic::AtomicU64::new(0),
                 stop: StopSignal::new(),
                 conn,
             }),

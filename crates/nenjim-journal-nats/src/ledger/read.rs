@@ -92,6 +92,14 @@ impl NatsLedger {
                 start_sequence: after + 1,
             },
             filter_subject: self.inner.names.subject.clone(),
+            // Named after this handle, so that its drop deletes it.
+            name: Some(format!(
+                "{}_{}",
+                self.inner.consumer_prefix(),
+                self.inner
+                    .consumers
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            )),
             ..Default::default()
         };
         conn.block_on(async {
