@@ -232,7 +232,14 @@ impl Connection {
         if self.is_lost() {
             return self.lost_error();
         }
-        if let Some(why) = error.outage() {
+        // The error's kind, else the connection's state: a request that
+        // failed while the client is not connected (its connection closed
+        // under it) is an outage whatever the client called it.
+        let why = error.outage().or_else(|| {
+            (self.client.connection_state() != async_nats::connection::State::Connected)
+                .then_some(crate::outage::Why::Disconnected)
+        });
+        if let Some(why) = why {
             return error::error(
                 ErrorKind::Unavailable,
                 format!(

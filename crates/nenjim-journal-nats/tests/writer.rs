@@ -615,7 +615,7 @@ fn sequences_are_kept_across_a_server_restart_between_appends() {
     );
 }
 
-/// The server stopped under a writer: its append fails (`Io`, naming the
+/// The server stopped under a writer: its append fails (`Unavailable`, naming the
 /// lost server), nothing of it is in the ledger once the server is back,
 /// and the next writer appends at the next sequence.
 #[test]

@@ -71,6 +71,17 @@ pub struct Names {
 }
 
 impl Names {
+    /// The streams of the root's buckets (lease, blobs, tlog, meta): what
+    /// a root's replicas and leader reads apply to besides its stream.
+    pub fn bucket_streams(&self) -> [String; 4] {
+        [
+            format!("KV_{}", self.lease_bucket),
+            format!("OBJ_{}", self.blob_bucket),
+            format!("KV_{}", self.tlog_bucket),
+            format!("KV_{}", self.meta_bucket),
+        ]
+    }
+
     /// The names of the root `name` (a valid root name, see [`NatsRoot::parse`]).
     pub fn of(name: &str) -> Names {
         Names {
@@ -359,13 +370,7 @@ impl NatsLedger {
         self.lease_bucket(true)?;
         self.blob_bucket(true)?;
         if replicas.is_some() {
-            let buckets = [
-                format!("KV_{}", names.lease_bucket),
-                format!("OBJ_{}", names.blob_bucket),
-                format!("KV_{}", names.tlog_bucket),
-                format!("KV_{}", names.meta_bucket),
-            ];
-            for bucket in buckets {
+            for bucket in names.bucket_streams() {
                 self.scale(&bucket, replicas.unwrap_or(1))?;
             }
         }
@@ -467,13 +472,7 @@ impl NatsLedger {
     pub fn ensure_leader_reads(&self) -> Result<(), JournalError> {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
-        let buckets = [
-            format!("KV_{}", names.lease_bucket),
-            format!("OBJ_{}", names.blob_bucket),
-            format!("KV_{}", names.tlog_bucket),
-            format!("KV_{}", names.meta_bucket),
-        ];
-        for bucket in buckets {
+        for bucket in names.bucket_streams() {
             let Some(stream) = self.find_stream(&bucket)? else {
                 continue;
             };
