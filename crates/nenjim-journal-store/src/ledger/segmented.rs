@@ -134,7 +134,9 @@ impl<'a> SegmentedReader<'a> {
             let last = name
                 .to_str()
                 .and_then(|n| n.strip_suffix(SEGMENT_SUFFIX))
-                .filter(|n| n.len() == 20)
+                // Exactly the name a writer gives it: `u64::from_str`
+                // alone also reads `+0000000000000000001`.
+                .filter(|n| n.len() == 20 && n.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|n| n.parse::<u64>().ok());
             match last {
                 Some(last) => segments.push((last, path)),
@@ -641,6 +643,24 @@ mod tests {
         }
         assert!(!entry_path(root, 12).exists());
         assert_eq!(hook.batches.lock().unwrap().last().unwrap(), &vec![9, 10]);
+    }
+
+    /// A segment's name is its 20 digits: one with a sign (which
+    /// `u64::from_str` reads) is not a segment, `LedgerMismatch`, as any
+    /// other name that is not (found by the fuzz target `ledger_segments`).
+    #[test]
+    fn a_segment_named_with_a_sign_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger.create(&[Entry::new(1, fence(1))]).unwrap();
+        let signed = segment_path(root, 1).with_file_name("+0000000000000000001.segment");
+        std::fs::rename(segment_path(root, 1), &signed).unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(signed.as_path()));
     }
 
     /// A segment that does not end where its name says is `LedgerMismatch`.
