@@ -14,6 +14,8 @@ mod commit;
 mod read;
 
 pub use commit::{ATOMIC_BATCH_BYTES, ATOMIC_BATCH_MAX, CommitError};
+#[doc(hidden)]
+pub use read::{MessageBody, parse_message};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};

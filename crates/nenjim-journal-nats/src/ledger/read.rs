@@ -174,47 +174,21 @@ impl NatsLedger {
         payload: &Bytes,
     ) -> Result<LedgerMessage, JournalError> {
         // The entry's path is only made for an error (a start reads every entry).
-        let mismatch = |m: String| {
-            error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(sequence))
-        };
-        let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
-        let line = header(RECORD_HEADER).ok_or_else(|| {
-            mismatch(format!(
-                "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
-            ))
-        })?;
-        let entry = Entry::parse(line).map_err(|e| mismatch(e.to_string()))?;
-        if entry.sequence() != sequence {
-            return Err(mismatch(format!(
-                "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
-            )));
-        }
-        let blob = header(BLOB_HEADER);
-        let revision = match (entry.record(), blob) {
-            (Record::Fence { .. }, None) if payload.is_empty() => None,
-            (Record::Fence { .. }, _) => {
-                return Err(mismatch(format!(
-                    "found a revision with the fence `{line}`, expected a fence to carry nothing"
-                )));
-            }
-            (Record::Revision(pointer), None) => {
-                check(pointer, payload, &mismatch, "in its message")?;
-                Some(payload.clone())
-            }
-            (Record::Revision(pointer), Some(key)) => {
-                if !payload.is_empty() {
-                    return Err(mismatch(format!(
-                        "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
-                        payload.len()
-                    )));
-                }
+        let at_entry = |e: JournalError| e.with_path(self.entry_path(sequence));
+        let (entry, body) = parse_message(sequence, headers, payload).map_err(at_entry)?;
+        let revision = match (entry.record(), body) {
+            (_, MessageBody::Fence) => None,
+            (_, MessageBody::Inline) => Some(payload.clone()),
+            (Record::Revision(pointer), MessageBody::Blob(key)) => {
+                let mismatch = |m: String| at_entry(error::error(ErrorKind::LedgerMismatch, m));
                 let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
                 check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
                 Some(bytes)
             }
-            _ => {
-                return Err(mismatch(format!(
-                    "found the record `{line}`, expected a REVISION or FENCE record"
+            (_, MessageBody::Blob(_)) => {
+                return Err(at_entry(error::error(
+                    ErrorKind::LedgerMismatch,
+                    format!("found a blob with the record `{entry}`, expected a revision"),
                 )));
             }
         };
@@ -255,4 +229,75 @@ impl NatsLedger {
             Err(e) => Err(conn.request_error(&format!("cannot read the blob {key}"), e)),
         }
     }
+}
+
+/// Where the revision of a ledger message is, as its headers say
+/// ([`parse_message`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageBody<'a> {
+    /// A fence: no revision, an empty body.
+    Fence,
+    /// The revision is the message's body, checked against its record.
+    Inline,
+    /// The revision is this object of the blob bucket (not read yet): the
+    /// body is empty.
+    Blob(&'a str),
+}
+
+/// Reads a ledger message of stream sequence `sequence` (its headers and
+/// body) back into its entry: the record line of its `Nenjim-Record`
+/// header, which must name `sequence`, and where its revision is (a
+/// revision in the body is checked against the record's size and
+/// SHA-256). A parser of stored input (what a server holds, whoever wrote
+/// it): a refusal is `LedgerMismatch` saying what was found and what was
+/// expected, without a path (the caller adds the entry's). Public for the
+/// fuzz target `nats_records`; the reader's one decoding of a message.
+#[doc(hidden)]
+pub fn parse_message<'a>(
+    sequence: u64,
+    headers: Option<&'a async_nats::HeaderMap>,
+    payload: &[u8],
+) -> Result<(Entry, MessageBody<'a>), JournalError> {
+    let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m);
+    let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
+    let line = header(RECORD_HEADER).ok_or_else(|| {
+        mismatch(format!(
+            "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
+        ))
+    })?;
+    let entry = Entry::parse(line).map_err(|e| mismatch(e.to_string()))?;
+    if entry.sequence() != sequence {
+        return Err(mismatch(format!(
+            "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
+        )));
+    }
+    let blob = header(BLOB_HEADER);
+    let body = match (entry.record(), blob) {
+        (Record::Fence { .. }, None) if payload.is_empty() => MessageBody::Fence,
+        (Record::Fence { .. }, _) => {
+            return Err(mismatch(format!(
+                "found a revision with the fence `{line}`, expected a fence to carry nothing"
+            )));
+        }
+        (Record::Revision(pointer), None) => {
+            check(pointer, payload, &mismatch, "in its message")?;
+            MessageBody::Inline
+        }
+        (Record::Revision(_), Some(key)) => {
+            if !payload.is_empty() {
+                return Err(mismatch(format!(
+                    "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
+                    payload.len()
+                )));
+            }
+            MessageBody::Blob(key)
+        }
+        _ => {
+            return Err(mismatch(format!(
+                "found the record `{line}`, expected a REVISION or FENCE record"
+            )));
+        }
+    };
+    Ok((entry, body))
 }
