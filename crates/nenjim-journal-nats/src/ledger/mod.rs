@@ -397,6 +397,12 @@ impl NatsLedger {
     }
 }
 
+/// The key of the blob bucket's object holding the revision `pointer`
+/// points at: `revisions/sha256/<hex>` of its digest.
+fn revision_key(pointer: &RevisionPointer) -> String {
+    format!("{REVISION_KEY_PREFIX}{}", pointer.digest().to_hex())
+}
+
 /// Lower-case hex of `bytes`.
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;

@@ -10,7 +10,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 use tokio::io::AsyncReadExt as _;
 
-use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock};
+use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key};
 use crate::follow::Follower;
 
 impl NatsLedger {
@@ -261,6 +261,16 @@ pub fn parse_message<'a>(
 ) -> Result<(Entry, MessageBody<'a>), JournalError> {
     let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m);
     let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
+    // A writer sets each header once: a second value (which `get` would
+    // not see) is refused, not ignored.
+    for name in [RECORD_HEADER, BLOB_HEADER] {
+        let values = headers.map_or(0, |h| h.get_all(name).count());
+        if values > 1 {
+            return Err(mismatch(format!(
+                "found {values} {name} headers in message {sequence}, expected at most one"
+            )));
+        }
+    }
     let line = header(RECORD_HEADER).ok_or_else(|| {
         mismatch(format!(
             "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
@@ -284,7 +294,15 @@ pub fn parse_message<'a>(
             check(pointer, payload, &mismatch, "in its message")?;
             MessageBody::Inline
         }
-        (Record::Revision(_), Some(key)) => {
+        (Record::Revision(pointer), Some(key)) => {
+            // The one object a writer puts a revision in: any other key
+            // (another object, a name the bucket refuses) is no blob of it.
+            let expected = revision_key(pointer);
+            if key != expected {
+                return Err(mismatch(format!(
+                    "found the {BLOB_HEADER} `{key}` in message {sequence}, expected `{expected}` (the revision's blob)"
+                )));
+            }
             if !payload.is_empty() {
                 return Err(mismatch(format!(
                     "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
@@ -300,4 +318,65 @@ pub fn parse_message<'a>(
         }
     };
     Ok((entry, body))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a test fails by panicking
+mod tests {
+    use async_nats::HeaderMap;
+    use nenjim_journal_api::valuetypes::RevisionDigest;
+    use nenjim_journal_store::ledger::RevisionPointer;
+
+    use super::*;
+
+    /// A message is read only as a writer publishes it: a revision's blob
+    /// header names that revision's object, and no header is there twice
+    /// (found by the fuzz target `nats_records`: an accepted message
+    /// writes back as read).
+    #[test]
+    fn a_message_names_its_own_blob_once() {
+        let revision = b"revision\n";
+        let digest = RevisionDigest::of_bytes(revision);
+        let pointer = RevisionPointer::new(
+            "left-pad".parse().unwrap(),
+            "20261129T101530Z".parse().unwrap(),
+            revision.len() as u64,
+            digest,
+        );
+        let record = Entry::new(2, Record::Revision(pointer.clone())).to_string();
+        let key = revision_key(&pointer);
+        let read = |headers: &[(&str, &str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in headers {
+                map.append(*name, *value);
+            }
+            parse_message(2, Some(&map), &[]).map(|(_, body)| format!("{body:?}"))
+        };
+        assert_eq!(
+            read(&[(RECORD_HEADER, &record), (BLOB_HEADER, &key)]).unwrap(),
+            format!("{:?}", MessageBody::Blob(&key))
+        );
+        for headers in [
+            &[
+                (RECORD_HEADER, record.as_str()),
+                (BLOB_HEADER, "blobs/sha256/0"),
+            ][..],
+            &[(RECORD_HEADER, &record), (BLOB_HEADER, "")],
+            &[(RECORD_HEADER, &record), (BLOB_HEADER, &key.to_uppercase())],
+            &[
+                (RECORD_HEADER, &record),
+                (BLOB_HEADER, &key),
+                (BLOB_HEADER, "x"),
+            ],
+            &[
+                (RECORD_HEADER, &record),
+                (RECORD_HEADER, "2 FENCE 1"),
+                (BLOB_HEADER, &key),
+            ],
+        ] {
+            let error = read(headers).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+            assert!(error.message().contains("expected"), "{error}");
+        }
+    }
 }
