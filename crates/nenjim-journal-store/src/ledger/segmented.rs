@@ -139,7 +139,10 @@ impl<'a> SegmentedReader<'a> {
                 // Exactly the name a writer gives it: `u64::from_str`
                 // alone also reads `+0000000000000000001`.
                 .filter(|n| n.len() == 20 && n.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|n| n.parse::<u64>().ok());
+                .and_then(|n| n.parse::<u64>().ok())
+                // Sequences start at 1: a segment "ending at 0" would be
+                // skipped as wholly read by every read, never checked.
+                .filter(|last| *last > 0);
             match last {
                 Some(last) => segments.push((last, path)),
                 None if name.to_string_lossy().starts_with('.') => {}
@@ -663,6 +666,26 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
         assert_eq!(error.path(), Some(signed.as_path()));
+    }
+
+    /// A segment named for sequence 0 is not a segment, `LedgerMismatch`:
+    /// it held records no read ever checked, every read taking it for one
+    /// wholly before the sequence it reads after (found by the fuzz target
+    /// `ledger_segments`: an accepted segment holds its entries' records).
+    #[test]
+    fn a_segment_named_for_sequence_0_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger.create(&[]).unwrap();
+        ledger.commit(0, fence(1)).unwrap();
+        let zero = segment_path(root, 0);
+        std::fs::write(&zero, "not a record\n").unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(zero.as_path()));
     }
 
     /// A segment's lines end at LF: one in CRLF is `LedgerMismatch` at its
