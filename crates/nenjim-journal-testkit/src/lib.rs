@@ -25,7 +25,13 @@
 //! - `nats` (feature `nats`): a `nats-server` with JetStream for the NATS
 //!   tests, on 127.0.0.1, restartable, stopped by PID on drop;
 //! - [`tlog_checks`]: what the fuzz target of the verifiable ledger's
-//!   parsers checks, also run as bounded stable tests by the tlog crate.
+//!   parsers checks, also run as bounded stable tests by the tlog crate;
+//! - `nats_checks` (feature `nats`): what the fuzz target of a NATS
+//!   ledger message's decoding checks, also run as bounded stable tests by
+//!   the NATS crate;
+//! - [`store_checks`]: what the fuzz targets of the storage seam's parsers
+//!   (ledger records and segments, the lease's text) check, also run as
+//!   bounded stable tests by the fs crate.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -44,6 +50,9 @@ pub mod memory_fs;
 pub mod moto;
 #[cfg(feature = "nats")]
 pub mod nats;
+#[cfg(feature = "nats")]
+pub mod nats_checks;
 pub mod signed;
+pub mod store_checks;
 pub mod texts;
 pub mod tlog_checks;
