@@ -18,11 +18,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The targets, in the order they run.
-pub const TARGETS: [&str; 8] = [
+pub const TARGETS: [&str; 9] = [
     "parse_bytes",
     "parse_mutated",
     "chain_ingest",
     "tlog_parsers",
+    "tlog_tiles",
     "ledger_records",
     "ledger_segments",
     "lease_records",
