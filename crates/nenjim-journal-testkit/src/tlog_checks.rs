@@ -151,6 +151,9 @@ fn mutated_checkpoint(edits: &[u8]) {
 /// The largest tree `tlog_tiles` reads.
 const TILES_MAX: u64 = 600;
 
+/// The proof of an undamaged read of `tlog_tiles`, and the tiles it read.
+type Undamaged = (Vec<Hash>, Vec<String>);
+
 /// The tiles written by path, and the root of each tree size.
 type Written = (std::collections::HashMap<String, Vec<u8>>, Vec<Hash>);
 
@@ -215,15 +218,33 @@ pub fn tlog_tiles(data: &[u8]) {
         let root = tree_root(&mut hashes, new)?;
         Ok::<_, JournalError>((proof, root))
     };
-    let touched = RefCell::new(Vec::new());
-    let (proof, root) = read(&HashMap::new(), &touched).expect("the tiles a writer stores");
-    assert_eq!(root, new_root, "the tiles hash to the tree's root");
-    verify_consistency(old, new, &old_root, &new_root, &proof).expect("the tree's own proof");
+    // The undamaged read, once per pair of sizes (the fuzzer revisits
+    // them): the tree's root, a proof that verifies, the tiles it reads.
+    thread_local! {
+        static UNDAMAGED: RefCell<HashMap<(u64, u64), Undamaged>> = RefCell::new(HashMap::new());
+    }
+    let (proof, paths) = UNDAMAGED.with_borrow_mut(|cache| {
+        if cache.len() >= 20_000 {
+            cache.clear();
+        }
+        cache
+            .entry((old, new))
+            .or_insert_with(|| {
+                let touched = RefCell::new(Vec::new());
+                let (proof, root) =
+                    read(&HashMap::new(), &touched).expect("the tiles a writer stores");
+                assert_eq!(root, new_root, "the tiles hash to the tree's root");
+                verify_consistency(old, new, &old_root, &new_root, &proof)
+                    .expect("the tree's own proof");
+                let mut paths = touched.into_inner();
+                paths.sort();
+                paths.dedup();
+                (proof, paths)
+            })
+            .clone()
+    });
 
     // Damage to the tiles the read touched.
-    let mut paths = touched.into_inner();
-    paths.sort();
-    paths.dedup();
     let current = |edits: &HashMap<String, Option<Vec<u8>>>, path: &str| match edits.get(path) {
         Some(edited) => edited.clone(),
         None => tiles.get(path).cloned(),
