@@ -10,18 +10,24 @@
 //! Each target starts from the checked-in corpus `fuzz/corpus/<target>/`
 //! and grows a working corpus under `target/fuzz-corpus/<target>/` (never
 //! the checked-in one); crashes are written to `target/fuzz-artifacts/`.
-//! The parser targets get the dictionary `fuzz/journal.dict`.
+//! The parser targets get the dictionary `fuzz/journal.dict`, the ledger
+//! record and lease targets `fuzz/ledger.dict`.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The targets, in the order they run.
-pub const TARGETS: [&str; 4] = [
+pub const TARGETS: [&str; 9] = [
     "parse_bytes",
     "parse_mutated",
     "chain_ingest",
     "tlog_parsers",
+    "tlog_tiles",
+    "ledger_records",
+    "ledger_segments",
+    "lease_records",
+    "nats_records",
 ];
 
 /// How the fuzz targets get built.
@@ -99,6 +105,16 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The libFuzzer dictionary of `target`: the format's keywords and tokens
+/// for the two parser targets, the ledger's and the lease's for theirs.
+fn dictionary(target: &str) -> Option<&'static str> {
+    match target {
+        t if t.starts_with("parse") => Some("-dict=journal.dict"),
+        "ledger_records" | "lease_records" => Some("-dict=ledger.dict"),
+        _ => None,
+    }
+}
+
 /// Runs one target; returns libFuzzer's count of executed inputs.
 fn run_target(
     root: &Path,
@@ -130,8 +146,7 @@ fn run_target(
             artifacts.display()
         ))
         .args(["-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1"])
-        // The format's keywords and tokens, for the two parser targets.
-        .args(target.starts_with("parse").then_some("-dict=journal.dict"))
+        .args(dictionary(target))
         .current_dir(&fuzz_dir)
         .stderr(Stdio::piped());
     eprintln!("xtask: fuzz: {target} for {seconds} s");

@@ -5,5 +5,6 @@
 mod batches;
 mod faults;
 mod layout;
+mod ledger_fuzz;
 mod recorded;
 mod refresh;

@@ -176,11 +176,14 @@ impl LeaseRecord {
         if lines.next().is_some() || holder.is_empty() {
             return None;
         }
-        Some(LeaseRecord {
+        let lease = LeaseRecord {
             holder,
             epoch,
             expires,
-        })
+        };
+        // Exactly: `lines` also takes CRLF and a last line without its
+        // LF, and `u64::from_str` a `+` and leading zeros.
+        (lease.render() == text).then_some(lease)
     }
 
     /// Whether the lease is held by someone at `now` (neither released nor expired).
@@ -711,6 +714,16 @@ mod tests {
             LeaseRecord::parse("nenjim-lease/1\nholder \nepoch 1\nexpires 1\n"),
             None
         );
+        // Nothing but the text `render` writes (found by the fuzz target
+        // `lease_records`: an accepted lease writes back as read).
+        for near in [
+            "nenjim-lease/1\r\nholder x\r\nepoch 1\r\nexpires 1\r\n",
+            "nenjim-lease/1\nholder x\nepoch 1\nexpires 1",
+            "nenjim-lease/1\nholder x\nepoch +1\nexpires 1\n",
+            "nenjim-lease/1\nholder x\nepoch 1\nexpires 01\n",
+        ] {
+            assert_eq!(LeaseRecord::parse(near), None, "{near:?}");
+        }
         assert_eq!(
             lease.until(0).render(),
             "nenjim-lease/1\nholder 123-456-0\nepoch 3\nexpires 0\n"

@@ -35,6 +35,12 @@
 //! - `traces` (feature `tracing`): the tracing spans and events a closure
 //!   emits on its thread, collected by a subscriber of its own (the tests
 //!   of what a hub operator sees: a takeover, a retry, a refresh).
+//! - `nats_checks` (feature `nats`): what the fuzz target of a NATS
+//!   ledger message's decoding checks, also run as bounded stable tests by
+//!   the NATS crate;
+//! - [`store_checks`]: what the fuzz targets of the storage seam's parsers
+//!   (ledger records and segments, the lease's text) check, also run as
+//!   bounded stable tests by the fs crate.
 //!
 //! Test support fails loudly: a broken setup panics (`unwrap`, `expect` and
 //! `panic!` are allowed here, and only here).
@@ -57,7 +63,10 @@ pub mod memory_fs;
 pub mod moto;
 #[cfg(feature = "nats")]
 pub mod nats;
+#[cfg(feature = "nats")]
+pub mod nats_checks;
 pub mod signed;
+pub mod store_checks;
 pub mod texts;
 pub mod tlog_checks;
 #[cfg(feature = "tls")]

@@ -10,10 +10,13 @@
 //! checkpoint text, a key, a tile path); odd, edits of a valid signed
 //! checkpoint, two bytes each (a position and a byte: replaced, inserted
 //! or removed by the byte's low bits).
+//!
+//! [`tlog_tiles`] is the check of the fuzz target of the same name: the
+//! hash tiles a verifier reads, damaged (see its docs).
 
 use nenjim_journal_api::error::{ErrorKind, JournalError};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
-use nenjim_journal_tlog::hash::leaf_hash;
+use nenjim_journal_tlog::hash::{Hash, leaf_hash};
 use nenjim_journal_tlog::note::{Algorithm, Note, SignerKey, VerifierKey};
 use nenjim_journal_tlog::tile::Tile;
 
@@ -143,4 +146,171 @@ fn mutated_checkpoint(edits: &[u8]) {
         Err(e) => assert_located(&e, &bytes),
     }
     raw(&bytes);
+}
+
+/// The largest tree `tlog_tiles` reads.
+const TILES_MAX: u64 = 600;
+
+/// The proof of an undamaged read of `tlog_tiles`, and the tiles it read.
+type Undamaged = (Vec<Hash>, Vec<String>);
+
+/// The tiles written by path, and the root of each tree size.
+type Written = (std::collections::HashMap<String, Vec<u8>>, Vec<Hash>);
+
+/// Every tile a writer committing one entry at a time stores up to a
+/// tree of [`TILES_MAX`] leaves (full tiles, and a partial tile of each
+/// width), by path, and the root of each tree size: built once.
+fn written_tiles() -> &'static Written {
+    use nenjim_journal_tlog::tree::TreeState;
+    static TILES: std::sync::OnceLock<Written> = std::sync::OnceLock::new();
+    TILES.get_or_init(|| {
+        let mut tree = TreeState::new();
+        let mut tiles = std::collections::HashMap::new();
+        let mut roots = vec![tree.root()];
+        for sequence in 1..=TILES_MAX {
+            tree.append(format!("{sequence} FENCE 1").as_bytes())
+                .expect("a short record");
+            for written in tree.take_tiles() {
+                tiles.insert(written.tile.path(), written.data);
+            }
+            roots.push(tree.root());
+        }
+        (tiles, roots)
+    })
+}
+
+/// The fuzz target `tlog_tiles` (the hash tiles a verifier reads, through
+/// `TileHashes`): the tiles a writer stores, one entry at a time, for a
+/// tree of `new` leaves (up to 600), read for the consistency proof from
+/// `old` to `new` and the root of `new`, after damage drawn from the bytes
+/// to the tiles that read touches (a tile removed, cut, grown, a byte
+/// flipped, two tiles' bytes swapped, a partial tile's bytes given to its
+/// full tile). Nothing panics; the undamaged tiles give the tree's root
+/// and a proof that verifies; damaged ones are refused
+/// (`CheckpointMismatch`, or the reader's `Io`, naming the tile) or give
+/// a proof that `verify_consistency` accepts exactly when it is the
+/// tree's own (`Rollback` otherwise).
+pub fn tlog_tiles(data: &[u8]) {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    use nenjim_journal_api::error::error;
+    use nenjim_journal_tlog::tile::TileHashes;
+    use nenjim_journal_tlog::tree::{prove_consistency, tree_root, verify_consistency};
+
+    let (tiles, roots) = written_tiles();
+    let mut choices = crate::checks::Choices::new(data);
+    let old = 1 + (u64::from(choices.byte()) | u64::from(choices.byte()) << 8) % 400;
+    let new = old + (u64::from(choices.byte()) | u64::from(choices.byte()) << 8) % 201;
+    let (old_root, new_root) = (roots[old as usize], roots[new as usize]);
+    // The store: the tiles written, under edits (`None`: removed).
+    let read = |edits: &HashMap<String, Option<Vec<u8>>>, touched: &RefCell<Vec<String>>| {
+        let mut hashes = TileHashes::new(new, |tile: &Tile| {
+            let path = tile.path();
+            touched.borrow_mut().push(path.clone());
+            let found = match edits.get(&path) {
+                Some(edited) => edited.clone(),
+                None => tiles.get(&path).cloned(),
+            };
+            found.ok_or_else(|| error(ErrorKind::Io, format!("found no tile {path}, expected one")))
+        });
+        let proof = prove_consistency(&mut hashes, old, new)?;
+        let root = tree_root(&mut hashes, new)?;
+        Ok::<_, JournalError>((proof, root))
+    };
+    // The undamaged read, once per pair of sizes (the fuzzer revisits
+    // them): the tree's root, a proof that verifies, the tiles it reads.
+    thread_local! {
+        static UNDAMAGED: RefCell<HashMap<(u64, u64), Undamaged>> = RefCell::new(HashMap::new());
+    }
+    let (proof, paths) = UNDAMAGED.with_borrow_mut(|cache| {
+        if cache.len() >= 20_000 {
+            cache.clear();
+        }
+        cache
+            .entry((old, new))
+            .or_insert_with(|| {
+                let touched = RefCell::new(Vec::new());
+                let (proof, root) =
+                    read(&HashMap::new(), &touched).expect("the tiles a writer stores");
+                assert_eq!(root, new_root, "the tiles hash to the tree's root");
+                verify_consistency(old, new, &old_root, &new_root, &proof)
+                    .expect("the tree's own proof");
+                let mut paths = touched.into_inner();
+                paths.sort();
+                paths.dedup();
+                (proof, paths)
+            })
+            .clone()
+    });
+
+    // Damage to the tiles the read touched.
+    let current = |edits: &HashMap<String, Option<Vec<u8>>>, path: &str| match edits.get(path) {
+        Some(edited) => edited.clone(),
+        None => tiles.get(path).cloned(),
+    };
+    let mut edits: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+    for _ in 0..1 + choices.below(3) {
+        let path = paths[choices.below(paths.len())].clone();
+        let bytes = current(&edits, &path);
+        let edited = match (choices.below(6), bytes) {
+            (0, _) | (_, None) => None,
+            (1, Some(mut bytes)) => {
+                bytes.truncate(choices.below(bytes.len() + 1));
+                Some(bytes)
+            }
+            (2, Some(mut bytes)) => {
+                let extra = [0; 32].map(|_| choices.byte());
+                bytes.extend_from_slice(&extra[..1 + choices.below(32)]);
+                Some(bytes)
+            }
+            (3, Some(mut bytes)) => {
+                let (at, bit) = (choices.byte(), choices.byte());
+                if !bytes.is_empty() {
+                    let at = usize::from(at) % bytes.len();
+                    bytes[at] ^= 1 << (bit % 8);
+                }
+                Some(bytes)
+            }
+            (4, Some(bytes)) => {
+                let other = paths[choices.below(paths.len())].clone();
+                let swapped = current(&edits, &other);
+                edits.insert(other, Some(bytes));
+                swapped
+            }
+            (_, Some(bytes)) => {
+                // A partial tile's bytes as its full tile.
+                let full = path.split(".p/").next().unwrap_or(&path).to_owned();
+                edits.insert(full, Some(bytes.clone()));
+                Some(bytes)
+            }
+        };
+        edits.insert(path, edited);
+    }
+    let unchanged = edits
+        .iter()
+        .all(|(path, edited)| *edited == tiles.get(path).cloned());
+    match read(&edits, &RefCell::new(Vec::new())) {
+        // (The root may be the tree's while the proof is not: a proof
+        // reads hashes below a perfect subtree the root reads whole.)
+        Ok((damaged_proof, _)) => {
+            let verified = verify_consistency(old, new, &old_root, &new_root, &damaged_proof);
+            assert_eq!(
+                verified.is_ok(),
+                damaged_proof == proof,
+                "a proof from damaged tiles verifies exactly when it is the tree's"
+            );
+            if let Err(e) = verified {
+                assert_eq!(e.kind(), ErrorKind::Rollback, "{e}");
+            }
+        }
+        Err(e) => {
+            assert!(
+                matches!(e.kind(), ErrorKind::CheckpointMismatch | ErrorKind::Io),
+                "{e}"
+            );
+            assert!(e.path().is_some(), "{e}: a tile's error names it");
+            assert!(!unchanged, "the undamaged tiles refused: {e}");
+        }
+    }
 }

@@ -12,8 +12,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 
 use super::{
-    BLOB_HEADER, NatsLedger, PUBLISH_ATTEMPTS, RECORD_HEADER, REVISION_KEY_PREFIX, check,
-    sha256_hex,
+    BLOB_HEADER, NatsLedger, PUBLISH_ATTEMPTS, RECORD_HEADER, check, revision_key, sha256_hex,
 };
 
 /// Why [`NatsLedger::commit_at`] did not commit.
@@ -220,7 +219,7 @@ impl NatsLedger {
                 let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
                 check(pointer, bytes, &mismatch, "given").map_err(CommitError::Failed)?;
                 if bytes.len() > self.inner.inline_limit {
-                    let key = format!("{REVISION_KEY_PREFIX}{}", sha256_hex(bytes));
+                    let key = revision_key(pointer);
                     self.put_blob_object(&key, bytes)
                         .map_err(CommitError::Failed)?;
                     headers.insert(BLOB_HEADER, key.as_str());

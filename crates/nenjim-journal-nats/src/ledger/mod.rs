@@ -14,6 +14,8 @@ mod commit;
 mod read;
 
 pub use commit::{ATOMIC_BATCH_BYTES, ATOMIC_BATCH_MAX, CommitError};
+#[doc(hidden)]
+pub use read::{MessageBody, parse_message};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -682,6 +684,12 @@ impl NatsLedger {
         }
         Ok(info.state.last_sequence)
     }
+}
+
+/// The key of the blob bucket's object holding the revision `pointer`
+/// points at: `revisions/sha256/<hex>` of its digest.
+fn revision_key(pointer: &RevisionPointer) -> String {
+    format!("{REVISION_KEY_PREFIX}{}", pointer.digest().to_hex())
 }
 
 /// Lower-case hex of `bytes`.

@@ -10,7 +10,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 use tokio::io::AsyncReadExt as _;
 
-use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock};
+use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key};
 use crate::follow::Follower;
 
 impl NatsLedger {
@@ -188,60 +188,34 @@ impl NatsLedger {
         payload: &Bytes,
     ) -> Result<LedgerMessage, JournalError> {
         // The entry's path is only made for an error (a start reads every entry).
-        let mismatch = |m: String| {
-            error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(sequence))
-        };
-        let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
-        let line = header(RECORD_HEADER).ok_or_else(|| {
-            mismatch(format!(
-                "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
-            ))
-        })?;
-        let entry = Entry::parse(line).map_err(|e| mismatch(e.to_string()))?;
-        if entry.sequence() != sequence {
-            return Err(mismatch(format!(
-                "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
-            )));
-        }
-        let blob = header(BLOB_HEADER);
-        let revision = match (entry.record(), blob) {
-            (Record::Fence { .. }, None) if payload.is_empty() => None,
-            (Record::Fence { .. }, _) => {
-                return Err(mismatch(format!(
-                    "found a revision with the fence `{line}`, expected a fence to carry nothing"
-                )));
-            }
-            (Record::Revision(pointer), None) => {
-                check(pointer, payload, &mismatch, "in its message")?;
-                Some(payload.clone())
-            }
-            (Record::Revision(pointer), Some(key)) => {
-                if !payload.is_empty() {
-                    return Err(mismatch(format!(
-                        "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
-                        payload.len()
-                    )));
-                }
+        let at_entry = |e: JournalError| e.with_path(self.entry_path(sequence));
+        let (entry, body) = parse_message(sequence, headers, payload).map_err(at_entry)?;
+        let revision = match (entry.record(), body) {
+            (_, MessageBody::Fence) => None,
+            (_, MessageBody::Inline) => Some(payload.clone()),
+            (Record::Revision(pointer), MessageBody::Blob(key)) => {
+                let mismatch = |m: String| at_entry(error::error(ErrorKind::LedgerMismatch, m));
                 // A record that sizes its revision over the loader's limit
                 // is refused before a byte of its blob is read.
                 if pointer.size() > nenjim_journal_fs::MAX_FILE_LEN {
-                    return Err(error::error(
+                    return Err(at_entry(error::error(
                         ErrorKind::TooLarge,
                         format!(
-                            "found the record `{line}` sizing its revision at {} bytes, expected at most {} (the loader's limit): its blob {key} is not read",
+                            "found the record `{}` sizing its revision at {} bytes, expected at most {} (the loader's limit): its blob {key} is not read",
+                            entry,
                             pointer.size(),
                             nenjim_journal_fs::MAX_FILE_LEN
                         ),
-                    )
-                    .with_path(self.entry_path(sequence)));
+                    )));
                 }
                 let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
                 check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
                 Some(bytes)
             }
-            _ => {
-                return Err(mismatch(format!(
-                    "found the record `{line}`, expected a REVISION or FENCE record"
+            (_, MessageBody::Blob(_)) => {
+                return Err(at_entry(error::error(
+                    ErrorKind::LedgerMismatch,
+                    format!("found a blob with the record `{entry}`, expected a revision"),
                 )));
             }
         };
@@ -280,6 +254,156 @@ impl NatsLedger {
                 )))
             }
             Err(e) => Err(conn.request_error(&format!("cannot read the blob {key}"), e)),
+        }
+    }
+}
+
+/// Where the revision of a ledger message is, as its headers say
+/// ([`parse_message`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageBody<'a> {
+    /// A fence: no revision, an empty body.
+    Fence,
+    /// The revision is the message's body, checked against its record.
+    Inline,
+    /// The revision is this object of the blob bucket (not read yet): the
+    /// body is empty.
+    Blob(&'a str),
+}
+
+/// Reads a ledger message of stream sequence `sequence` (its headers and
+/// body) back into its entry: the record line of its `Nenjim-Record`
+/// header, which must name `sequence`, and where its revision is (a
+/// revision in the body is checked against the record's size and
+/// SHA-256). A parser of stored input (what a server holds, whoever wrote
+/// it): a refusal is `LedgerMismatch` saying what was found and what was
+/// expected, without a path (the caller adds the entry's). Public for the
+/// fuzz target `nats_records`; the reader's one decoding of a message.
+#[doc(hidden)]
+pub fn parse_message<'a>(
+    sequence: u64,
+    headers: Option<&'a async_nats::HeaderMap>,
+    payload: &[u8],
+) -> Result<(Entry, MessageBody<'a>), JournalError> {
+    let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m);
+    let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
+    // A writer sets each header once: a second value (which `get` would
+    // not see) is refused, not ignored.
+    for name in [RECORD_HEADER, BLOB_HEADER] {
+        let values = headers.map_or(0, |h| h.get_all(name).count());
+        if values > 1 {
+            return Err(mismatch(format!(
+                "found {values} {name} headers in message {sequence}, expected at most one"
+            )));
+        }
+    }
+    let line = header(RECORD_HEADER).ok_or_else(|| {
+        mismatch(format!(
+            "found message {sequence} without a {RECORD_HEADER} header, expected a ledger record"
+        ))
+    })?;
+    let entry = Entry::parse(line).map_err(|e| mismatch(e.to_string()))?;
+    if entry.sequence() != sequence {
+        return Err(mismatch(format!(
+            "found the record `{line}` in message {sequence}, expected the record of sequence {sequence}"
+        )));
+    }
+    let blob = header(BLOB_HEADER);
+    let body = match (entry.record(), blob) {
+        (Record::Fence { .. }, None) if payload.is_empty() => MessageBody::Fence,
+        (Record::Fence { .. }, _) => {
+            return Err(mismatch(format!(
+                "found a revision with the fence `{line}`, expected a fence to carry nothing"
+            )));
+        }
+        (Record::Revision(pointer), None) => {
+            check(pointer, payload, &mismatch, "in its message")?;
+            MessageBody::Inline
+        }
+        (Record::Revision(pointer), Some(key)) => {
+            // The one object a writer puts a revision in: any other key
+            // (another object, a name the bucket refuses) is no blob of it.
+            let expected = revision_key(pointer);
+            if key != expected {
+                return Err(mismatch(format!(
+                    "found the {BLOB_HEADER} `{key}` in message {sequence}, expected `{expected}` (the revision's blob)"
+                )));
+            }
+            if !payload.is_empty() {
+                return Err(mismatch(format!(
+                    "found {} bytes in message {sequence} besides its {BLOB_HEADER} pointer, expected none",
+                    payload.len()
+                )));
+            }
+            MessageBody::Blob(key)
+        }
+        _ => {
+            return Err(mismatch(format!(
+                "found the record `{line}`, expected a REVISION or FENCE record"
+            )));
+        }
+    };
+    Ok((entry, body))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a test fails by panicking
+mod tests {
+    use async_nats::HeaderMap;
+    use nenjim_journal_api::valuetypes::RevisionDigest;
+    use nenjim_journal_store::ledger::RevisionPointer;
+
+    use super::*;
+
+    /// A message is read only as a writer publishes it: a revision's blob
+    /// header names that revision's object, and no header is there twice
+    /// (found by the fuzz target `nats_records`: an accepted message
+    /// writes back as read).
+    #[test]
+    fn a_message_names_its_own_blob_once() {
+        let revision = b"revision\n";
+        let digest = RevisionDigest::of_bytes(revision);
+        let pointer = RevisionPointer::new(
+            "left-pad".parse().unwrap(),
+            "20261129T101530Z".parse().unwrap(),
+            revision.len() as u64,
+            digest,
+        );
+        let record = Entry::new(2, Record::Revision(pointer.clone())).to_string();
+        let key = revision_key(&pointer);
+        let read = |headers: &[(&str, &str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in headers {
+                map.append(*name, *value);
+            }
+            parse_message(2, Some(&map), &[]).map(|(_, body)| format!("{body:?}"))
+        };
+        assert_eq!(
+            read(&[(RECORD_HEADER, &record), (BLOB_HEADER, &key)]).unwrap(),
+            format!("{:?}", MessageBody::Blob(&key))
+        );
+        for headers in [
+            &[
+                (RECORD_HEADER, record.as_str()),
+                (BLOB_HEADER, "blobs/sha256/0"),
+            ][..],
+            &[(RECORD_HEADER, &record), (BLOB_HEADER, "")],
+            &[(RECORD_HEADER, &record), (BLOB_HEADER, &key.to_uppercase())],
+            &[
+                (RECORD_HEADER, &record),
+                (BLOB_HEADER, &key),
+                (BLOB_HEADER, "x"),
+            ],
+            &[
+                (RECORD_HEADER, &record),
+                (RECORD_HEADER, "2 FENCE 1"),
+                (BLOB_HEADER, &key),
+            ],
+        ] {
+            let error = read(headers).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+            assert!(error.message().contains("expected"), "{error}");
         }
     }
 }

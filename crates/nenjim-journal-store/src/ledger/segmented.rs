@@ -80,7 +80,9 @@ impl<'a> SegmentedReader<'a> {
                 continue;
             }
             let text = self.read_small(&path)?;
-            for (index, line) in text.lines().enumerate() {
+            // Lines end at `\n` only: a CR before it is part of the line
+            // (a record refuses it, as in a log entry).
+            for (index, line) in text.split_terminator('\n').enumerate() {
                 let entry = Entry::parse_cached(line, &mut seen)
                     .map_err(|m| mismatch(&path, format!("line {}: {m}", index + 1)))?;
                 push(&mut tip, &mut entries, after, entry, &path)?;
@@ -134,8 +136,13 @@ impl<'a> SegmentedReader<'a> {
             let last = name
                 .to_str()
                 .and_then(|n| n.strip_suffix(SEGMENT_SUFFIX))
-                .filter(|n| n.len() == 20)
-                .and_then(|n| n.parse::<u64>().ok());
+                // Exactly the name a writer gives it: `u64::from_str`
+                // alone also reads `+0000000000000000001`.
+                .filter(|n| n.len() == 20 && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u64>().ok())
+                // Sequences start at 1: a segment "ending at 0" would be
+                // skipped as wholly read by every read, never checked.
+                .filter(|last| *last > 0);
             match last {
                 Some(last) => segments.push((last, path)),
                 None if name.to_string_lossy().starts_with('.') => {}
@@ -641,6 +648,66 @@ mod tests {
         }
         assert!(!entry_path(root, 12).exists());
         assert_eq!(hook.batches.lock().unwrap().last().unwrap(), &vec![9, 10]);
+    }
+
+    /// A segment's name is its 20 digits: one with a sign (which
+    /// `u64::from_str` reads) is not a segment, `LedgerMismatch`, as any
+    /// other name that is not (found by the fuzz target `ledger_segments`).
+    #[test]
+    fn a_segment_named_with_a_sign_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger.create(&[Entry::new(1, fence(1))]).unwrap();
+        let signed = segment_path(root, 1).with_file_name("+0000000000000000001.segment");
+        std::fs::rename(segment_path(root, 1), &signed).unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(signed.as_path()));
+    }
+
+    /// A segment named for sequence 0 is not a segment, `LedgerMismatch`:
+    /// it held records no read ever checked, every read taking it for one
+    /// wholly before the sequence it reads after (found by the fuzz target
+    /// `ledger_segments`: an accepted segment holds its entries' records).
+    #[test]
+    fn a_segment_named_for_sequence_0_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger.create(&[]).unwrap();
+        ledger.commit(0, fence(1)).unwrap();
+        let zero = segment_path(root, 0);
+        std::fs::write(&zero, "not a record\n").unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(zero.as_path()));
+    }
+
+    /// A segment's lines end at LF: one in CRLF is `LedgerMismatch` at its
+    /// first line, as a log entry `1 FENCE 1\r` is (found by the fuzz
+    /// target `ledger_segments`: an accepted segment must be the bytes a
+    /// writer writes for its records).
+    #[test]
+    fn a_segment_in_crlf_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger
+            .create(&[Entry::new(1, fence(1)), Entry::new(2, fence(1))])
+            .unwrap();
+        let path = segment_path(root, 2);
+        std::fs::write(&path, "1 FENCE 1\r\n2 FENCE 1\r\n").unwrap();
+        let error = SegmentedReader::new(&RealFileSystem, root)
+            .read_after(0, 10)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(path.as_path()));
+        assert!(error.message().starts_with("line 1: "), "{error}");
     }
 
     /// A segment that does not end where its name says is `LedgerMismatch`.
