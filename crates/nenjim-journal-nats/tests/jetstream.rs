@@ -403,14 +403,16 @@ fn a_record_sizing_its_revision_over_the_limit_is_too_large_before_its_blob_is_r
         RevisionDigest::of_bytes(b"whatever"),
     );
     let line = Entry::new(1, Record::Revision(pointer)).to_string();
-    // The object it points at is small: only the record's size says huge.
-    raw.put_object("NENJIM_huge_blobs", "revisions/sha256/00", b"small");
+    // The revision's own blob key, holding a small object: only the
+    // record's size says huge.
+    let key = format!(
+        "revisions/sha256/{}",
+        RevisionDigest::of_bytes(b"whatever").to_hex()
+    );
+    raw.put_object("NENJIM_huge_blobs", &key, b"small");
     raw.publish(
         "nenjim.huge.ledger",
-        &[
-            ("Nenjim-Record", &line),
-            ("Nenjim-Blob", "revisions/sha256/00"),
-        ],
+        &[("Nenjim-Record", &line), ("Nenjim-Blob", &key)],
         b"",
     );
     let e = ledger.read_after(0, 10).unwrap_err();
