@@ -372,9 +372,21 @@ impl ErrorContext for JournalError {
     }
 }
 
+/// Reads like the message, as a `main` that returns the error prints it:
+/// the kind, the located diagnostic (`path:line:column: message`) and each
+/// cause on a line of its own. `{:#?}` shows the fields instead.
 impl fmt::Debug for JournalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &self.0;
+        if !f.alternate() {
+            write!(f, "{}: {self}", inner.kind.as_str())?;
+            let mut cause = std::error::Error::source(self);
+            while let Some(error) = cause {
+                write!(f, "\n  caused by: {error}")?;
+                cause = error.source();
+            }
+            return Ok(());
+        }
         f.debug_struct("JournalError")
             .field("kind", &inner.kind)
             .field("message", &inner.message)
@@ -452,6 +464,27 @@ mod tests {
         let e = JournalError::new(ErrorKind::NotStarted, "the journal has not been started");
         assert_eq!(e.to_string(), "the journal has not been started");
         assert_eq!(e.line(), None);
+    }
+
+    /// What a `main` returning the error prints: its kind, where and what,
+    /// and its causes, not a struct dump (which `{:#?}` still gives).
+    #[test]
+    fn debug_reads_like_the_message_with_its_kind_and_causes() {
+        let e = syntax_error(2, 5, "found `x`, expected a keyword").with_path("a/b.journal");
+        assert_eq!(
+            format!("{e:?}"),
+            "Syntax: a/b.journal:2:5: found `x`, expected a keyword"
+        );
+        let io = io_error(
+            "root",
+            "cannot read the root",
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied"),
+        );
+        assert_eq!(
+            format!("{io:?}"),
+            "Io: root: cannot read the root: denied\n  caused by: denied"
+        );
+        assert!(format!("{e:#?}").starts_with("JournalError {"), "{e:#?}");
     }
 
     #[test]
