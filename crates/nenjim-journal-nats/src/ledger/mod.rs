@@ -387,15 +387,22 @@ impl NatsLedger {
             .map_or(1, |s| s.cached_info().config.num_replicas.max(1))
     }
 
-    /// How many servers the connected server's cluster has: the client
-    /// URLs it advertises (every server of a cluster, itself included),
-    /// at least 1.
+    /// How many servers the connected server's cluster has, as far as
+    /// this client can tell: the client URLs the server advertises (every
+    /// server of its cluster, itself included; a server that just joined
+    /// may not be listed yet) or, when more, the servers the root's
+    /// address names; at least 1.
     pub fn cluster_size(&self) -> usize {
         let info = self.inner.conn.client.server_info();
         let mut urls = info.connect_urls.clone();
         urls.sort();
         urls.dedup();
-        urls.len().max(1)
+        let named = if info.cluster.is_some() {
+            self.inner.root.servers.len()
+        } else {
+            1
+        };
+        urls.len().max(named).max(1)
     }
 
     /// Whether the connected server is one of a cluster.
