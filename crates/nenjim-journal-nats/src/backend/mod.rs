@@ -357,17 +357,13 @@ impl NatsBackend {
             match conn.block_on(conn.js.get_key_value(name.clone())) {
                 Ok(store) => store,
                 Err(e) => {
-                    let missing = conn.block_on(conn.js.get_stream(format!("KV_{name}")));
+                    // Absent only when its stream is (else the open's error).
+                    let stream = format!("KV_{name}");
+                    let missing = self
+                        .ledger
+                        .find_stream(&stream, "cannot look up the bucket's stream");
                     return match missing {
-                        Err(m)
-                            if matches!(
-                                m.kind(),
-                                async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
-                                    if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
-                            ) =>
-                        {
-                            Ok(None)
-                        }
+                        Ok(None) => Ok(None),
                         _ => Err(self.request_io(&format!("cannot open the bucket {name}"), e)),
                     };
                 }

@@ -432,7 +432,9 @@ impl NatsLedger {
     /// Scales the stream `stream` (a bucket's) to `replicas`, if it exists.
     fn scale(&self, stream: &str, replicas: usize) -> Result<(), JournalError> {
         let conn = &self.inner.conn;
-        let Some(mut found) = self.find_stream(stream)? else {
+        let Some(mut found) =
+            self.find_stream(stream, &format!("cannot look up the stream {stream}"))?
+        else {
             return Ok(());
         };
         let config = found.cached_info().config.clone();
@@ -453,7 +455,12 @@ impl NatsLedger {
     }
 
     /// The stream `name`, `None` when it does not exist.
-    fn find_stream(&self, name: &str) -> Result<Option<Stream>, JournalError> {
+    /// `what` says the failure of the look-up itself.
+    pub(crate) fn find_stream(
+        &self,
+        name: &str,
+        what: &str,
+    ) -> Result<Option<Stream>, JournalError> {
         let conn = &self.inner.conn;
         match conn.block_on(conn.js.get_stream(name)) {
             Ok(stream) => Ok(Some(stream)),
@@ -466,7 +473,7 @@ impl NatsLedger {
             {
                 Ok(None)
             }
-            Err(e) => Err(conn.request_error(&format!("cannot look up the stream {name}"), e)),
+            Err(e) => Err(conn.request_error(what, e)),
         }
     }
 
@@ -482,7 +489,9 @@ impl NatsLedger {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
         for bucket in names.bucket_streams() {
-            let Some(stream) = self.find_stream(&bucket)? else {
+            let Some(stream) =
+                self.find_stream(&bucket, &format!("cannot look up the stream {bucket}"))?
+            else {
                 continue;
             };
             if !stream.cached_info().config.allow_direct {
@@ -579,29 +588,19 @@ impl NatsLedger {
             return Ok(stream.clone());
         }
         let conn = &self.inner.conn;
-        let got = conn.block_on(conn.js.get_stream(&self.inner.names.stream));
-        match got {
-            Ok(stream) => {
+        match self.find_stream(&self.inner.names.stream, "cannot look up the ledger's stream")? {
+            Some(stream) => {
                 *lock(&self.inner.stream) = Some(stream.clone());
                 Ok(stream)
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    async_nats::jetstream::context::GetStreamErrorKind::JetStream(j)
-                        if j.error_code() == async_nats::jetstream::ErrorCode::STREAM_NOT_FOUND
-                ) =>
-            {
-                Err(error::error(
-                    ErrorKind::RootMissing,
-                    format!(
-                        "found no stream {} on the server, expected the ledger of the root {} (a writer creates it)",
-                        self.inner.names.stream, conn.address
-                    ),
-                )
-                .with_path(&conn.address))
-            }
-            Err(e) => Err(conn.request_error("cannot look up the ledger's stream", e)),
+            None => Err(error::error(
+                ErrorKind::RootMissing,
+                format!(
+                    "found no stream {} on the server, expected the ledger of the root {} (a writer creates it)",
+                    self.inner.names.stream, conn.address
+                ),
+            )
+            .with_path(&conn.address)),
         }
     }
 
