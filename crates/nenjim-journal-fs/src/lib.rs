@@ -131,8 +131,8 @@ pub use verify::{
 };
 
 /// The largest revision file the loader reads: 64 MiB. Larger files are
-/// refused with `TooLarge`.
-pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
+/// refused with `TooLarge` (the seam's bound, on every backend).
+pub use nenjim_journal_store::MAX_FILE_LEN;
 
 /// How a root is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

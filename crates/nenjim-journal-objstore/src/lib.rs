@@ -87,6 +87,7 @@ use object_store::{
 };
 
 pub mod address;
+pub mod backend;
 mod errors;
 mod keys;
 mod listing;
@@ -96,6 +97,7 @@ mod settle;
 pub mod tls;
 
 pub use address::{Address, parse_address, parse_address_with_env};
+pub use backend::{ObjectKind, ObjectRoot};
 pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};
 
 use crate::errors::{io_error, refused, too_large, version_of};

@@ -31,6 +31,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod backend;
 mod blob;
 pub mod content;
 mod file_system;
@@ -41,3 +42,7 @@ mod local;
 pub use blob::{BUFFER_BYTES, BlobStore, Created, Store, Version, measure};
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use local::{LOCK_SUFFIX, TMP_PREFIX};
+
+/// The largest file a reader takes (64 MiB): a revision, a record, a tile;
+/// a larger one is `TooLarge`, on every backend.
+pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;

@@ -197,14 +197,14 @@ impl NatsLedger {
                 let mismatch = |m: String| at_entry(error::error(ErrorKind::LedgerMismatch, m));
                 // A record that sizes its revision over the loader's limit
                 // is refused before a byte of its blob is read.
-                if pointer.size() > nenjim_journal_fs::MAX_FILE_LEN {
+                if pointer.size() > nenjim_journal_store::MAX_FILE_LEN {
                     return Err(at_entry(error::error(
                         ErrorKind::TooLarge,
                         format!(
                             "found the record `{}` sizing its revision at {} bytes, expected at most {} (the loader's limit): its blob {key} is not read",
                             entry,
                             pointer.size(),
-                            nenjim_journal_fs::MAX_FILE_LEN
+                            nenjim_journal_store::MAX_FILE_LEN
                         ),
                     )));
                 }

@@ -1,0 +1,189 @@
+//! A backend: one kind of place a root can live, opened from its address,
+//! and what it hands the loader and the writer.
+//!
+//! A backend crate (a bucket, a NATS JetStream server, the test kit's
+//! memory) implements [`BackendKind`] (the URL schemes it takes and how it
+//! opens a root from one) and [`Backend`] (one opened root, as the seam's
+//! parts). The crate that resolves addresses (`nenjim-journal-root`) lists
+//! each kind once; the loader and the writer see only the parts, never the
+//! backend. A directory is the backend of this crate ([`LocalKind`]).
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nenjim_journal_api::error::{self, ErrorKind, JournalError};
+
+use crate::lease::Lease;
+use crate::ledger::{Ledger, LedgerFollow, LedgerReader};
+use crate::{BlobStore, FileSystem, RealFileSystem, Store};
+
+/// What the loader reads a root through.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Reading {
+    /// The root's files (and a signed root's checkpoint and tiles).
+    pub file_system: Arc<dyn FileSystem>,
+    /// A backend's own ledger; `None`: the loader reads the ledger the
+    /// root keeps in its files (format section 9), or lists the root.
+    pub ledger: Option<Arc<dyn LedgerReader>>,
+    /// A backend that can notify: live followers of what is committed.
+    pub follow: Option<Arc<dyn LedgerFollow>>,
+}
+
+impl Reading {
+    /// A root read as files: its ledger, if any, is in them.
+    pub fn files(file_system: Arc<dyn FileSystem>) -> Reading {
+        Reading {
+            file_system,
+            ledger: None,
+            follow: None,
+        }
+    }
+
+    /// A root whose ledger the backend keeps itself, followed or not.
+    pub fn with_ledger(
+        file_system: Arc<dyn FileSystem>,
+        ledger: Arc<dyn LedgerReader>,
+        follow: Option<Arc<dyn LedgerFollow>>,
+    ) -> Reading {
+        Reading {
+            file_system,
+            ledger: Some(ledger),
+            follow,
+        }
+    }
+}
+
+/// What the writer writes a root through.
+#[non_exhaustive]
+pub enum Writing {
+    /// Files in a store: the writer keeps the ledger (`log/`, `segments/`)
+    /// and the lease file in it, as format section 9 lays them out.
+    Files(Arc<dyn Store>),
+    /// A backend with its own ledger and lease; revision files and a signed
+    /// root's checkpoint and tiles are put through `store`.
+    Native {
+        /// Where revision files, blobs and tiles are put.
+        store: Arc<dyn Store>,
+        /// The root's ledger.
+        ledger: Box<dyn Ledger>,
+        /// The root's lease.
+        lease: Box<dyn Lease>,
+    },
+}
+
+impl fmt::Debug for Writing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Writing::Files(store) => f.debug_tuple("Files").field(store).finish(),
+            Writing::Native { store, .. } => f
+                .debug_struct("Native")
+                .field("store", store)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+/// One opened root on a backend: the seam's parts over it.
+pub trait Backend: Send + Sync + fmt::Debug {
+    /// The root's name as every error names it: its path for a directory,
+    /// the path inside a bucket, `nats://host:port/<name>` for NATS.
+    fn root_path(&self) -> &Path;
+
+    /// The address as the user wrote it (`s3://bucket/prefix`, a path).
+    fn address(&self) -> String {
+        self.root_path().display().to_string()
+    }
+
+    /// Whether there is a root: a directory, a bucket prefix holding
+    /// anything, a stream. Opening a root never creates one.
+    fn exists(&self) -> Result<bool, JournalError>;
+
+    /// What the loader reads (connects lazily: nothing is contacted here).
+    fn reading(&self) -> Reading;
+
+    /// What the writer writes through (a network backend connects here).
+    fn writing(&self) -> Result<Writing, JournalError>;
+
+    /// What a backend does under a writer's lease once the writer has
+    /// opened (an older NATS stream is given atomic batches). None here.
+    fn writer_opened(&self) -> Result<(), JournalError> {
+        Ok(())
+    }
+
+    /// The backend as a content store: a blob store and the root's path in
+    /// it, blobs at `<path>/blobs/sha256/<hex>` (format section 9).
+    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError>;
+}
+
+/// One kind of backend: the URL schemes it takes, and how it opens a root
+/// from an address with one of them. Opening contacts nothing.
+pub trait BackendKind: Sync + fmt::Debug {
+    /// The URL schemes of this kind, without `://` (`"s3"`, `"nats"`).
+    fn schemes(&self) -> &'static [&'static str];
+
+    /// The root at `address` (a URL with one of [`schemes`](Self::schemes)).
+    fn open(&self, address: &str) -> Result<Arc<dyn Backend>, JournalError>;
+}
+
+/// A root in a directory of the local file system (`file://` or a path).
+#[derive(Debug)]
+pub struct LocalKind;
+
+impl BackendKind for LocalKind {
+    fn schemes(&self) -> &'static [&'static str] {
+        &["file"]
+    }
+
+    fn open(&self, address: &str) -> Result<Arc<dyn Backend>, JournalError> {
+        let path = address.strip_prefix("file://").unwrap_or(address);
+        if path.is_empty() {
+            return Err(error::error(
+                ErrorKind::Usage,
+                format!("`{address}` names no directory"),
+            ));
+        }
+        Ok(Arc::new(LocalRoot::new(path)))
+    }
+}
+
+/// A root in a directory: read and written through [`RealFileSystem`].
+#[derive(Debug, Clone)]
+pub struct LocalRoot {
+    path: PathBuf,
+}
+
+impl LocalRoot {
+    /// The root at `path` (taken as it is; nothing is read).
+    pub fn new(path: impl Into<PathBuf>) -> LocalRoot {
+        LocalRoot { path: path.into() }
+    }
+}
+
+impl Backend for LocalRoot {
+    fn root_path(&self) -> &Path {
+        &self.path
+    }
+
+    fn exists(&self) -> Result<bool, JournalError> {
+        match std::fs::metadata(&self.path) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(error::io_error(&self.path, "cannot read the root", e)),
+        }
+    }
+
+    fn reading(&self) -> Reading {
+        Reading::files(Arc::new(RealFileSystem))
+    }
+
+    fn writing(&self) -> Result<Writing, JournalError> {
+        Ok(Writing::Files(Arc::new(RealFileSystem)))
+    }
+
+    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError> {
+        Ok((Arc::new(RealFileSystem), self.path.clone()))
+    }
+}
