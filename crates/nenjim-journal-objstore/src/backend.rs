@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nenjim_journal_api::error::{self, JournalError};
-use nenjim_journal_store::backend::{Backend, BackendKind, LocalRoot, Reading, Writing};
+use nenjim_journal_store::backend::{Backend, BackendKind, LocalRoot, Opening, Reading, Writing};
 use nenjim_journal_store::{BlobStore, FileSystem as _};
 
 use crate::{Address, ObjectFs, parse_address};
@@ -22,7 +22,7 @@ impl BackendKind for ObjectKind {
         &["s3", "gs", "az", "memory"]
     }
 
-    fn open(&self, address: &str) -> Result<Arc<dyn Backend>, JournalError> {
+    fn open(&self, address: &str, _: &Opening) -> Result<Arc<dyn Backend>, JournalError> {
         match parse_address(address)
             .map_err(|e| error::io_error(address, "cannot open the store", e))?
         {

@@ -118,6 +118,30 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError>;
 }
 
+/// How a root is opened: what every backend is asked to honour (a backend
+/// without connections ignores what is about them).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Opening {
+    /// Never give up on a server lost while the root is open (a follower
+    /// that must ride out restarts); by default a backend's own limit.
+    pub reconnect_without_limit: bool,
+}
+
+impl Opening {
+    /// The defaults: each backend's own limits.
+    pub fn new() -> Opening {
+        Opening::default()
+    }
+
+    /// Reconnects to a lost server without limit.
+    #[must_use]
+    pub fn reconnect_without_limit(mut self, yes: bool) -> Opening {
+        self.reconnect_without_limit = yes;
+        self
+    }
+}
+
 /// One kind of backend: the URL schemes it takes, and how it opens a root
 /// from an address with one of them. Opening contacts nothing.
 pub trait BackendKind: Sync + fmt::Debug {
@@ -125,7 +149,7 @@ pub trait BackendKind: Sync + fmt::Debug {
     fn schemes(&self) -> &'static [&'static str];
 
     /// The root at `address` (a URL with one of [`schemes`](Self::schemes)).
-    fn open(&self, address: &str) -> Result<Arc<dyn Backend>, JournalError>;
+    fn open(&self, address: &str, opening: &Opening) -> Result<Arc<dyn Backend>, JournalError>;
 }
 
 /// A root in a directory of the local file system (`file://` or a path).
@@ -137,7 +161,7 @@ impl BackendKind for LocalKind {
         &["file"]
     }
 
-    fn open(&self, address: &str) -> Result<Arc<dyn Backend>, JournalError> {
+    fn open(&self, address: &str, _: &Opening) -> Result<Arc<dyn Backend>, JournalError> {
         let path = address.strip_prefix("file://").unwrap_or(address);
         if path.is_empty() {
             return Err(error::error(
