@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nenjim_journal_api::error::{self, JournalError};
-use nenjim_journal_store::backend::{Backend, BackendKind, LocalRoot, Opening, Reading, Writing};
-use nenjim_journal_store::{BlobStore, FileSystem as _};
+use nenjim_journal_store::FileSystem as _;
+use nenjim_journal_store::Store;
+use nenjim_journal_store::backend::{
+    Backend, BackendKind, Creating, LocalRoot, Opening, Reading, Writing, create_in,
+};
 
 use crate::{Address, ObjectFs, parse_address};
 
@@ -86,7 +89,13 @@ impl Backend for ObjectRoot {
         Ok(Writing::Files(self.store.clone()))
     }
 
-    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError> {
+    fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
+        create_in(&*self.store, &self.root, creating, || {
+            self.store.ensure_dir(&self.root)
+        })
+    }
+
+    fn content_store(&self) -> Result<(Arc<dyn Store>, PathBuf), JournalError> {
         Ok((self.store.clone(), self.root.clone()))
     }
 }

@@ -17,7 +17,7 @@ use nenjim_journal_api::error::{self, ErrorKind, JournalError};
 
 use crate::lease::Lease;
 use crate::ledger::{Ledger, LedgerFollow, LedgerReader};
-use crate::{BlobStore, FileSystem, RealFileSystem, Store};
+use crate::{FileSystem, RealFileSystem, Store};
 
 /// What the loader reads a root through.
 #[derive(Clone, Debug)]
@@ -113,9 +113,85 @@ pub trait Backend: Send + Sync + fmt::Debug {
         Ok(())
     }
 
-    /// The backend as a content store: a blob store and the root's path in
-    /// it, blobs at `<path>/blobs/sha256/<hex>` (format section 9).
-    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError>;
+    /// Creates the root where there is none (a directory, a bucket's
+    /// prefix, a stream and its buckets, with `creating.replicas` copies
+    /// where the backend keeps copies: a backend that cannot refuses a
+    /// number with `Usage`). `Ok(true)` when it created it; a root that is
+    /// there is left as it is (`Ok(false)`); a file in its place is
+    /// `RootNotDirectory`.
+    fn create(&self, creating: &Creating) -> Result<bool, JournalError>;
+
+    /// Whether a root that records no content store keeps its blobs in
+    /// itself (a NATS root's own bucket); by default it has none.
+    fn keeps_own_blobs(&self) -> bool {
+        false
+    }
+
+    /// The backend as a content store: a store and the root's path in it,
+    /// blobs at `<path>/blobs/sha256/<hex>` (format section 9).
+    fn content_store(&self) -> Result<(Arc<dyn Store>, PathBuf), JournalError>;
+}
+
+/// How a root is created ([`Backend::create`]).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Creating {
+    /// How many copies a replicated backend keeps (`None`: its default).
+    pub replicas: Option<usize>,
+}
+
+impl Creating {
+    /// The defaults.
+    pub fn new() -> Creating {
+        Creating::default()
+    }
+
+    /// `replicas` copies (a backend that keeps no copies refuses it).
+    #[must_use]
+    pub fn replicas(mut self, replicas: Option<usize>) -> Creating {
+        self.replicas = replicas;
+        self
+    }
+}
+
+/// The refusal of [`Creating::replicas`] by a backend that keeps no copies
+/// of its own (a directory, a bucket).
+pub fn no_replicas(root: &Path, replicas: usize) -> JournalError {
+    error::error(
+        ErrorKind::Usage,
+        format!(
+            "found --replicas {replicas} for {}, expected it only for a NATS root (nats://…): a directory or a bucket keeps its own copies",
+            root.display()
+        ),
+    )
+}
+
+/// [`Backend::create`] over a store whose directories are made by
+/// `make_dir`: the root is a directory there, or is made one.
+pub fn create_in(
+    fs: &dyn FileSystem,
+    root: &Path,
+    creating: &Creating,
+    make_dir: impl FnOnce() -> io::Result<()>,
+) -> Result<bool, JournalError> {
+    if let Some(replicas) = creating.replicas {
+        return Err(no_replicas(root, replicas));
+    }
+    match fs.metadata(root) {
+        Ok(meta) if meta.kind() == crate::EntryKind::Directory => Ok(false),
+        Ok(_) => Err(error::error(
+            ErrorKind::RootNotDirectory,
+            format!(
+                "found a file at {}, expected a directory (or nothing) for the Journal root",
+                root.display()
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            make_dir().map_err(|e| error::io_error(root, "cannot create the root", e))?;
+            Ok(true)
+        }
+        Err(e) => Err(error::io_error(root, "cannot read the root", e)),
+    }
 }
 
 /// How a root is opened: what every backend is asked to honour (a backend
@@ -207,7 +283,13 @@ impl Backend for LocalRoot {
         Ok(Writing::Files(Arc::new(RealFileSystem)))
     }
 
-    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError> {
+    fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
+        create_in(&RealFileSystem, &self.path, creating, || {
+            std::fs::create_dir_all(&self.path)
+        })
+    }
+
+    fn content_store(&self) -> Result<(Arc<dyn Store>, PathBuf), JournalError> {
         Ok((Arc::new(RealFileSystem), self.path.clone()))
     }
 }
