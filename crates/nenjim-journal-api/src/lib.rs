@@ -81,6 +81,22 @@ pub trait JournalService: component::NenjimComponent {
     /// Every artifact with at least one accepted revision.
     fn coordinates(&self) -> Result<BTreeSet<ArtifactCoordinate>, JournalError>;
 
+    /// Where the published state is: its last sequence, how many revisions
+    /// and artifacts it holds. The reference Journal reads it from its
+    /// snapshot (no replay); this default counts through the queries.
+    fn position(&self) -> Result<model::Position, JournalError> {
+        let mut position = model::Position::default();
+        for coordinate in self.coordinates()? {
+            let revisions = self.revisions(&coordinate)?;
+            position.artifacts += 1;
+            position.revisions += revisions.len() as u64;
+            for revision in &revisions {
+                position.last_sequence = position.last_sequence.max(revision.sequence());
+            }
+        }
+        Ok(position)
+    }
+
     /// Every revision of `artifact`, ascending by Journal version.
     fn revisions(
         &self,
@@ -135,7 +151,9 @@ pub trait JournalService: component::NenjimComponent {
 
 /// Passive administration of a Journal by its one owner.
 pub trait JournalServiceManager: Send + Sync {
-    /// The Journal's root directory, normalized and absolute.
+    /// The Journal's root as its errors name it: a directory's path,
+    /// normalized and absolute; a path inside a bucket (`/journals/main`);
+    /// or a NATS root's `nats://host:port/<name>`.
     fn journal_root(&self) -> &Path;
 
     /// Re-reads the root and ingests new revisions, each atomically.

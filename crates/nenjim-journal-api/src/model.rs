@@ -38,7 +38,7 @@ mod release;
 mod revision;
 
 pub use event::{EventChange, EventCursor, JournalEvent};
-pub use feed::{RefreshReport, ReplayRequest, RevisionCursor};
+pub use feed::{Position, RefreshReport, ReplayRequest, RevisionCursor};
 pub use lines::{Dependency, Exclusion, Preference};
 pub use policy::{PolicyStatement, ReleasePolicy};
 pub use release::ArtifactRelease;

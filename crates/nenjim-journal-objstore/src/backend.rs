@@ -81,6 +81,10 @@ impl Backend for ObjectRoot {
         }
     }
 
+    fn has_remote_files(&self) -> bool {
+        true
+    }
+
     fn reading(&self) -> Reading {
         Reading::files(self.store.clone())
     }

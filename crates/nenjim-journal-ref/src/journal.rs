@@ -235,6 +235,15 @@ impl JournalService for Journal {
         Ok(self.snapshot()?.coordinates())
     }
 
+    fn position(&self) -> Result<nenjim_journal_api::model::Position, JournalError> {
+        let state = self.snapshot()?;
+        Ok(nenjim_journal_api::model::Position::new(
+            state.last_sequence(),
+            state.len(),
+            state.artifact_count(),
+        ))
+    }
+
     fn revisions(
         &self,
         artifact: &ArtifactCoordinate,

@@ -56,8 +56,8 @@ impl Reading {
     }
 }
 
-/// What the writer writes a root through.
-#[non_exhaustive]
+/// What the writer writes a root through (matched exhaustively: a new way
+/// of writing is a change of the writer's).
 pub enum Writing {
     /// Files in a store: the writer keeps the ledger (`log/`, `segments/`)
     /// and the lease file in it, as format section 9 lays them out.
@@ -120,6 +120,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// there is left as it is (`Ok(false)`); a file in its place is
     /// `RootNotDirectory`.
     fn create(&self, creating: &Creating) -> Result<bool, JournalError>;
+
+    /// Whether the root's files are read over a network, one request each
+    /// (a bucket): a reader may keep a local cache of them. No by default.
+    fn has_remote_files(&self) -> bool {
+        false
+    }
 
     /// Whether a root that records no content store keeps its blobs in
     /// itself (a NATS root's own bucket); by default it has none.

@@ -59,6 +59,7 @@ pub mod faults;
 pub mod feeds;
 pub mod go;
 pub mod killed;
+pub mod memory;
 pub mod memory_fs;
 pub mod moto;
 #[cfg(feature = "nats")]

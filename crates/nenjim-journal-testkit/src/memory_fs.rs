@@ -124,6 +124,19 @@ impl MemoryFs {
         }
     }
 
+    /// Removes `path` and everything below it.
+    pub fn remove_tree(&self, path: &Path) {
+        let mut tree = self.tree.write().unwrap();
+        tree.files.retain(|p, _| !p.starts_with(path));
+        tree.records.retain(|p, _| !p.starts_with(path));
+        tree.dirs.retain(|p, _| !p.starts_with(path));
+        if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+            && let Some(entries) = tree.dirs.get_mut(parent)
+        {
+            entries.remove(name);
+        }
+    }
+
     /// The largest `limit` a `read` was given.
     pub fn max_limit(&self) -> u64 {
         self.max_limit.load(Ordering::SeqCst)

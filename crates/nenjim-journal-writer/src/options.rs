@@ -17,6 +17,7 @@ pub struct WriterOptions {
     pub(crate) segment_span: u64,
     pub(crate) signing_key: Option<crate::signing::KeyText>,
     pub(crate) batch_max: usize,
+    lease_wait: Option<Duration>,
 }
 
 /// The default [`WriterOptions::batch_max`]: as many revisions as a ledger
@@ -32,6 +33,7 @@ impl Default for WriterOptions {
             segment_span: ledger::SEGMENT_SPAN,
             signing_key: None,
             batch_max: BATCH_MAX,
+            lease_wait: None,
         }
     }
 }
@@ -40,6 +42,22 @@ impl WriterOptions {
     /// No content store, a lease of 30 seconds.
     pub fn new() -> WriterOptions {
         WriterOptions::default()
+    }
+    /// How long an open waits while another writer holds the root's lease
+    /// (default: not at all, `LeaseHeld` at once). Honoured by the opener
+    /// that can make a new attempt (`nenjim_journal_root::Root::writer`,
+    /// which opens the backend again for each); a `LeaseHeld` after it is
+    /// the last attempt's.
+    #[must_use]
+    pub fn lease_wait(self, wait: Duration) -> WriterOptions {
+        WriterOptions {
+            lease_wait: Some(wait),
+            ..self
+        }
+    }
+    /// The wait of [`lease_wait`](Self::lease_wait), if any.
+    pub fn lease_wait_of(&self) -> Option<Duration> {
+        self.lease_wait
     }
     /// Requires the blobs of new releases in the content store `dir`
     /// (`<dir>/blobs/sha256/<hex>`), where [`FsJournalWriter::put_blob`](crate::FsJournalWriter::put_blob) puts them.

@@ -36,6 +36,40 @@ impl RefreshReport {
     }
 }
 
+/// Where a Journal's published state is: its last sequence and what it
+/// holds (`JournalService::position`), read without a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub(crate) last_sequence: u64,
+    pub(crate) revisions: u64,
+    pub(crate) artifacts: usize,
+}
+
+impl Position {
+    /// A position of `revisions` revisions of `artifacts` artifacts, the
+    /// last at `last_sequence` (0: none).
+    pub fn new(last_sequence: u64, revisions: u64, artifacts: usize) -> Position {
+        Position {
+            last_sequence,
+            revisions,
+            artifacts,
+        }
+    }
+    /// The sequence of the last revision published (0 for none): a replay
+    /// `after` it yields only what comes next.
+    pub fn last_sequence(&self) -> u64 {
+        self.last_sequence
+    }
+    /// How many revisions are published.
+    pub fn revisions(&self) -> u64 {
+        self.revisions
+    }
+    /// How many artifacts have at least one.
+    pub fn artifacts(&self) -> usize {
+        self.artifacts
+    }
+}
+
 /// A request for the change feed: every revision with a sequence above
 /// [`after_sequence`](ReplayRequest::after_sequence).
 ///
