@@ -1,89 +1,47 @@
-//! Roots and content stores by address: a local path, a URL of an object
-//! store (`s3://bucket/prefix`, `gs://…`, `az://…`, `file://…`,
-//! `memory://`), read by `nenjim_journal_objstore::parse_address` (its
-//! credentials and endpoint come from each store's standard environment
-//! variables: `AWS_ENDPOINT_URL`, `AWS_ACCESS_KEY_ID`, `AWS_ALLOW_HTTP` …),
-//! or a NATS JetStream root (`nats://host:port/<name>`), read by
-//! `nenjim_journal_nats::NatsRoot::parse` (credentials and TLS from the
-//! NATS tools' variables: `NATS_CREDS`, `NATS_USER` / `NATS_PASSWORD`,
-//! `NATS_TOKEN`, `NATS_CA` …).
+//! Roots and content stores by address, resolved by the library
+//! (`nenjim_journal_root::Root::open`): a local path, a bucket URL
+//! (`s3://bucket/prefix`, `gs://…`, `az://…`, `file://…`, `memory://`), a
+//! NATS JetStream root (`nats://host:port/<name>`), or any other backend the
+//! library was built with. Credentials and TLS come from each backend's
+//! standard environment variables. The command names no backend.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use nenjim_journal_fs::{FileSystem, RealFileSystem};
-use nenjim_journal_nats::{NatsBackend, NatsRoot, NatsSource};
-use nenjim_journal_objstore::ObjectFs;
-use nenjim_journal_store::Store;
+use nenjim_journal_root::{Opening, Root};
+use nenjim_journal_store::{FileSystem, Store};
 
 use crate::failure::CliError;
+use crate::report::path_text;
 
-/// Where a root or a store lives.
-#[derive(Clone, Debug)]
-pub enum Address {
-    /// A path on the local file system.
-    Local(PathBuf),
-    /// A path inside an object store.
-    Object {
-        /// The store.
-        store: Arc<ObjectFs>,
-        /// The path inside it (`/` and the URL's path).
-        root: PathBuf,
-    },
-    /// A root on a NATS JetStream server.
-    Nats {
-        /// The root.
-        root: Box<NatsRoot>,
-        /// Its name as a path (`nats://host:port/<name>`): the prefix of
-        /// every path its errors name.
-        path: PathBuf,
-    },
+/// Where `path` (as typed) lives. A command never gives up on a server it
+/// lost while it runs (`events --follow` rides out restarts); a request that
+/// no server answers times out as `Unavailable` (exit 75).
+pub fn locate(path: &Path) -> Result<Root, CliError> {
+    let text = path_text(path);
+    Ok(Root::open_with(
+        &text,
+        &Opening::new().reconnect_without_limit(true),
+    )?)
 }
 
-/// Where `path` (as typed) lives: `nats://` is a NATS root, another URL
-/// with a scheme an object store, anything else a local path.
-pub fn locate(path: &Path) -> Result<Address, CliError> {
-    match path.to_str() {
-        Some(text) if text.starts_with("nats://") => {
-            // A command never gives up on a server it lost while it runs
-            // (`events --follow` rides out restarts); a request that no
-            // server answers times out as `Unavailable` (exit 75).
-            let root = NatsRoot::parse(text)?.reconnect_without_limit();
-            Ok(Address::Nats {
-                path: PathBuf::from(root.to_string()),
-                root: Box::new(root),
-            })
-        }
-        Some(text) if text.contains("://") => match nenjim_journal_objstore::parse_address(text)
-            .map_err(|e| CliError::io(path, "cannot open the store", e))?
-        {
-            nenjim_journal_objstore::Address::Local(path) => Ok(Address::Local(path)),
-            nenjim_journal_objstore::Address::Object { store, root } => {
-                Ok(Address::Object { store, root })
-            }
-        },
-        _ => Ok(Address::Local(path.to_path_buf())),
-    }
+/// The file system to read `root` through, and the root path in it.
+pub fn file_system(root: &Root) -> (Arc<dyn FileSystem>, &Path) {
+    (root.backend().reading().file_system, root.path())
 }
 
-/// The file system to read `address` through, and the root path in it (a
-/// NATS root reads as a directory holding nothing but what its ledger's
-/// entries carry).
-pub fn file_system(address: &Address) -> (Arc<dyn FileSystem>, &Path) {
-    match address {
-        Address::Local(path) => (Arc::new(RealFileSystem), path),
-        Address::Object { store, root } => (store.clone(), root),
-        Address::Nats { root, path } => (Arc::new(NatsSource::new(root)), path),
-    }
+/// The store to write `root` through as a content store (or to read and
+/// write its files), and the root path in it: a network backend is
+/// connected here (its error if the server cannot be reached).
+pub fn store(root: &Root) -> Result<(Arc<dyn Store>, std::path::PathBuf), CliError> {
+    Ok(root.backend().content_store()?)
 }
 
-/// The store to write `address` through, and the root path in it: a
-/// NATS root's backend is connected here (its error if the server cannot
-/// be reached).
-pub fn store(address: &Address) -> Result<(Arc<dyn Store>, &Path), CliError> {
-    match address {
-        Address::Local(path) => Ok((Arc::new(RealFileSystem), path)),
-        Address::Object { store, root } => Ok((store.clone(), root)),
-        Address::Nats { root, path } => Ok((NatsBackend::connect(root)?, path)),
+/// The store's URL prefix of a root whose files are objects in a bucket
+/// (`s3://bucket`), naming their paths for the user; `None` for any other.
+pub fn location(root: &Root) -> Option<String> {
+    if !root.has_remote_files() {
+        return None;
     }
+    store(root).ok().map(|(store, _)| store.location())
 }

@@ -31,9 +31,8 @@ use nenjim_journal_fs::{
     EXAMPLE_SUFFIX, EntryKind, FileSystem, LoadOptions, RUNTIME_SUFFIX, ScannedArtifact,
     ScannedEntry, ScannedFile, ScannedItem,
 };
-use nenjim_journal_store::BlobStore as _;
 
-use crate::address::Address;
+use nenjim_journal_root::Root;
 use crate::failure::CliError;
 use crate::report::path_text;
 
@@ -144,13 +143,13 @@ pub fn scan_with(
 /// revisions are only in its ledger).
 pub fn scan_ledger(root: &Path, max_errors: usize) -> Result<Option<Diagnosis>, CliError> {
     let address = crate::address::locate(root)?;
-    let found = match &address {
-        Address::Nats { root, path } => {
-            let source = nenjim_journal_nats::NatsSource::new(root);
-            nenjim_journal_fs::diagnose_recorded(&source, &source, path, max_errors)?
-        }
-        _ => {
-            let (fs, inner) = crate::address::file_system(&address);
+    let reading = address.backend().reading();
+    let inner = address.path();
+    let fs = reading.file_system;
+    let found = match reading.ledger {
+        // The backend's own ledger (a NATS stream).
+        Some(ledger) => nenjim_journal_fs::diagnose_recorded(&*fs, &*ledger, inner, max_errors)?,
+        None => {
             let reader = nenjim_journal_fs::ledger::SegmentedReader::new(&*fs, inner);
             nenjim_journal_fs::diagnose_recorded(&*fs, &reader, inner, max_errors)?
         }
@@ -167,13 +166,10 @@ pub fn scan_ledger(root: &Path, max_errors: usize) -> Result<Option<Diagnosis>, 
 /// `errors` of the root at `address` with their files named as the root
 /// was given: a root in a bucket names them by the bucket's URL
 /// ([`in_store`]), any other root as they are.
-pub fn named_for(address: &Address, errors: Vec<CliError>) -> Vec<CliError> {
-    match address {
-        Address::Object { store, .. } => {
-            let location = store.location();
-            errors.into_iter().map(|e| in_store(e, &location)).collect()
-        }
-        _ => errors,
+pub fn named_for(address: &Root, errors: Vec<CliError>) -> Vec<CliError> {
+    match crate::address::location(address) {
+        Some(location) => errors.into_iter().map(|e| in_store(e, &location)).collect(),
+        None => errors,
     }
 }
 

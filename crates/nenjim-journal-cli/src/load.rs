@@ -16,7 +16,6 @@ use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_api::{JournalService, JournalServiceManager};
 use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 
-use crate::address::Address;
 use crate::args::RootArgs;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
@@ -48,28 +47,21 @@ impl std::fmt::Debug for Loaded {
 /// Loads `args.root` completely (with examples when asked), as `start()` does.
 pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     let options = LoadOptions::new().with_examples(args.examples);
-    let assembly = match crate::address::locate(&args.root)? {
-        Address::Local(root) => JournalAssembly::with_options(root, options),
-        // `journal_root()` is then the root's path inside the store.
-        Address::Object { store, root } => {
-            let dir = if args.no_cache {
-                None
-            } else {
-                args.cache.clone().or_else(crate::cache::default_dir)
-            };
-            let fs: Arc<dyn nenjim_journal_fs::FileSystem> = match dir {
-                Some(dir) => {
-                    let origin =
-                        crate::cache::origin(&nenjim_journal_store::BlobStore::location(&*store));
-                    Arc::new(crate::cache::Cached::new(store, dir, origin))
-                }
-                None => store,
-            };
-            JournalAssembly::with_file_system(root, options, fs)
-        }
-        // `journal_root()` is then `nats://host:port/<name>`.
-        Address::Nats { root, .. } => root.assembly_with(options),
+    let root = crate::address::locate(&args.root)?;
+    // A root whose files are objects in a bucket is read through the cache.
+    let dir = if args.no_cache || !root.has_remote_files() {
+        None
+    } else {
+        args.cache.clone().or_else(crate::cache::default_dir)
     };
+    let assembly = root.assembly_through(options, |fs| match (dir, crate::address::location(&root)) {
+        (Some(dir), Some(location)) => Arc::new(crate::cache::Cached::new(
+            fs,
+            dir,
+            crate::cache::origin(&location),
+        )),
+        _ => fs,
+    });
     let process = assembly.process();
     let started = Instant::now();
     let result = with_progress(&args.root, ui, || process.start());

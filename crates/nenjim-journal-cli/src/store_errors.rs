@@ -10,9 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{self, ErrorContext as _};
-use nenjim_journal_store::BlobStore as _;
 
-use crate::address::{Address, locate};
+use crate::address::locate;
 use crate::args::Command;
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -82,8 +81,8 @@ pub fn explained(error: CliError, addresses: &[&Path]) -> CliError {
     let stores: Vec<(String, PathBuf)> = addresses
         .iter()
         .filter_map(|a| match locate(a) {
-            Ok(Address::Object { store, root }) => Some((store.location(), root)),
-            _ => None,
+            Ok(root) => crate::address::location(&root).map(|l| (l, root.path().to_path_buf())),
+            Err(_) => None,
         })
         .collect();
     if stores.is_empty() {

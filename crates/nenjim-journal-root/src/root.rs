@@ -172,6 +172,11 @@ impl Root {
         }
     }
 
+    /// The root's directory when it is one of the local file system.
+    pub fn local_path(&self) -> Option<&Path> {
+        self.backend.local_path()
+    }
+
     /// Whether the root's files are read over a network, one request each
     /// (a bucket): worth a local cache.
     pub fn has_remote_files(&self) -> bool {

@@ -121,6 +121,17 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// `RootNotDirectory`.
     fn create(&self, creating: &Creating) -> Result<bool, JournalError>;
 
+    /// The root's directory when it is one of the local file system.
+    fn local_path(&self) -> Option<&Path> {
+        None
+    }
+
+    /// How a replicated backend keeps the root (`None`: it keeps no copies
+    /// of its own). Asks the server.
+    fn replication(&self) -> Result<Option<Replication>, JournalError> {
+        Ok(None)
+    }
+
     /// Whether the root's files are read over a network, one request each
     /// (a bucket): a reader may keep a local cache of them. No by default.
     fn has_remote_files(&self) -> bool {
@@ -136,6 +147,41 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// The backend as a content store: a store and the root's path in it,
     /// blobs at `<path>/blobs/sha256/<hex>` (format section 9).
     fn content_store(&self) -> Result<(Arc<dyn Store>, PathBuf), JournalError>;
+}
+
+/// How a replicated backend keeps a root ([`Backend::replication`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Replication {
+    /// How many copies it keeps.
+    pub replicas: usize,
+    /// The server that leads it, if one does.
+    pub leader: Option<String>,
+    /// How many followers are current.
+    pub current_followers: usize,
+    /// Whether the server is part of a cluster.
+    pub clustered: bool,
+    /// How many servers the cluster has.
+    pub cluster_size: usize,
+}
+
+impl Replication {
+    /// A replication state.
+    pub fn new(
+        replicas: usize,
+        leader: Option<String>,
+        current_followers: usize,
+        clustered: bool,
+        cluster_size: usize,
+    ) -> Replication {
+        Replication {
+            replicas,
+            leader,
+            current_followers,
+            clustered,
+            cluster_size,
+        }
+    }
 }
 
 /// How a root is created ([`Backend::create`]).
@@ -271,6 +317,10 @@ impl LocalRoot {
 impl Backend for LocalRoot {
     fn root_path(&self) -> &Path {
         &self.path
+    }
+
+    fn local_path(&self) -> Option<&Path> {
+        Some(&self.path)
     }
 
     fn exists(&self) -> Result<bool, JournalError> {

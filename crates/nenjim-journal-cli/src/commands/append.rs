@@ -48,7 +48,7 @@ use serde::Serialize;
 
 use super::publish::{revision_path, with_writer};
 use super::read_text;
-use crate::address::{Address, locate};
+use crate::address::locate;
 use crate::args::AppendArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ErrorJson, path_text};
@@ -159,7 +159,9 @@ enum Source {
 impl Source {
     fn of(source: &Path) -> Source {
         match locate(source) {
-            Ok(Address::Local(path)) if !path.is_dir() => Source::File(source.to_path_buf()),
+            Ok(root) if root.local_path().is_some_and(|p| !p.is_dir()) => {
+                Source::File(source.to_path_buf())
+            }
             Ok(address) => Source::Root(copy::Source::load(source, address).map(Box::new)),
             Err(error) => Source::Root(Err(error)),
         }

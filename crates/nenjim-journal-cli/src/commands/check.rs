@@ -84,17 +84,15 @@ struct ReplicationJson {
 
 /// How the NATS root `root` is replicated; `None` for another root.
 fn replication(root: &std::path::Path) -> Result<Option<ReplicationJson>, CliError> {
-    let crate::address::Address::Nats { root, .. } = crate::address::locate(root)? else {
+    let Some(r) = crate::address::locate(root)?.backend().replication()? else {
         return Ok(None);
     };
-    let ledger = root.ledger()?;
-    let r = ledger.replication()?;
     Ok(Some(ReplicationJson {
         replicas: r.replicas,
         leader: r.leader,
-        current_followers: r.current,
+        current_followers: r.current_followers,
         clustered: r.clustered,
-        cluster_size: ledger.cluster_size(),
+        cluster_size: r.cluster_size,
     }))
 }
 

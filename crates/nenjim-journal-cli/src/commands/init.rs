@@ -33,7 +33,9 @@ use nenjim_journal_store::Store;
 use serde::Serialize;
 
 use super::publish::with_writer_at;
-use crate::address::{Address, locate};
+use nenjim_journal_root::{Creating, Root};
+
+use crate::address::locate;
 use crate::args::InitArgs;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
@@ -70,7 +72,9 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         None => None,
     };
     let root_address = locate(&args.root)?;
-    let nats = matches!(root_address, Address::Nats { .. });
+    // A root that keeps its blobs in itself when it records no store (a
+    // NATS root's own bucket).
+    let nats = root_address.backend().keeps_own_blobs();
     // A NATS root named as its own store is recorded as itself (the
     // address it is reached by may change).
     let store_check = match store_check {
@@ -85,28 +89,11 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         }
         other => other,
     };
+    let created_root = root_address
+        .create(&Creating::new().replicas(args.replicas.map(usize::from)))
+        .map_err(|e| created_error(e, &args.root))?;
     let (fs, root) = crate::address::store(&root_address)?;
-    let created_root = match &root_address {
-        // Its stream and buckets, created where absent.
-        Address::Nats { root, .. } => {
-            let ledger = root.ledger()?;
-            let existed = ledger.exists()?;
-            ledger.create_replicated(args.replicas.map(usize::from))?;
-            !existed
-        }
-        Address::Local(_) | Address::Object { .. } => {
-            if let Some(replicas) = args.replicas {
-                return Err(CliError::usage(
-                    "Usage",
-                    format!(
-                        "found --replicas {replicas} for {}, expected it only for a NATS root (nats://…): a directory or a bucket keeps its own copies",
-                        path_text(&args.root)
-                    ),
-                ));
-            }
-            created_root(args, &root_address, &*fs, root)?
-        }
-    };
+    let root = root.as_path();
     // What to record: `--store`; else a NATS root that records nothing
     // records its own bucket; else the record is kept.
     let recorded = read_record(&*fs, root)?;
@@ -170,55 +157,43 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
     Ok(Status::Ok)
 }
 
-/// Whether the directory or bucket root of `args` had to be created
-/// (created here); a file in its place is refused.
-fn created_root(
-    args: &InitArgs,
-    root_address: &Address,
-    fs: &dyn Store,
-    root: &Path,
-) -> Result<bool, CliError> {
-    Ok(match fs.metadata(root) {
-        Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => false,
-        Ok(_) => {
-            return Err(CliError::usage(
-                "RootNotDirectory",
-                format!(
-                    "found a file at {}, expected a directory (or nothing) for the Journal root",
-                    path_text(&args.root)
-                ),
-            ));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            match &root_address {
-                Address::Local(path) => std::fs::create_dir_all(path),
-                Address::Object { store, .. } => store.ensure_dir(root),
-                // The writer creates the stream and buckets.
-                Address::Nats { .. } => Ok(()),
-            }
-            .map_err(|e| CliError::io(&args.root, "cannot create the root", e))?;
-            true
-        }
-        Err(e) => return Err(CliError::io(&args.root, "cannot read the root", e)),
-    })
+/// An error of creating the root, said as the command says it: a file in
+/// its place and a refused `--replicas` are usage errors (exit 2).
+fn created_error(error: nenjim_journal_api::error::JournalError, typed: &Path) -> CliError {
+    use nenjim_journal_api::error::ErrorKind;
+    match error.kind() {
+        ErrorKind::RootNotDirectory => CliError::usage(
+            "RootNotDirectory",
+            format!(
+                "found a file at {}, expected a directory (or nothing) for the Journal root",
+                path_text(typed)
+            ),
+        ),
+        ErrorKind::Usage => CliError::usage("Usage", error.message().replace(
+            &path_text(&locate(typed).map(|r| r.path().to_path_buf()).unwrap_or_default()),
+            &path_text(typed),
+        )),
+        _ => error.into(),
+    }
 }
 
 /// How a store is recorded: a local directory absolute (later commands may
 /// run elsewhere), a URL as typed.
 fn record_text(store: &Path) -> Result<String, CliError> {
-    match locate(store)? {
-        Address::Local(path) => std::path::absolute(&path)
+    match locate(store)?.local_path() {
+        Some(path) => std::path::absolute(path)
             .map(|p| path_text(&p))
-            .map_err(|e| CliError::io(&path, "cannot make the store path absolute", e)),
-        Address::Object { .. } | Address::Nats { .. } => Ok(path_text(store)),
+            .map_err(|e| CliError::io(path, "cannot make the store path absolute", e)),
+        None => Ok(path_text(store)),
     }
 }
 
-/// Whether `store` (as typed) names the NATS root at `root`.
-fn same_nats_root(store: &Path, root: &Address) -> bool {
-    match (locate(store), root) {
-        (Ok(Address::Nats { path, .. }), Address::Nats { path: root, .. }) => path == *root,
-        _ => false,
+/// Whether `store` (as typed) names the root `root`, one that keeps its
+/// blobs in itself (a NATS root).
+fn same_nats_root(store: &Path, root: &Root) -> bool {
+    match locate(store) {
+        Ok(store) => store.backend().keeps_own_blobs() && store.path() == root.path(),
+        Err(_) => false,
     }
 }
 
@@ -253,10 +228,10 @@ fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError
 pub fn recorded_store(typed: &Path) -> Result<Option<PathBuf>, CliError> {
     let address = locate(typed)?;
     let (fs, root) = crate::address::store(&address)?;
-    Ok(match read_record(&*fs, root)?.as_deref() {
+    Ok(match read_record(&*fs, &root)?.as_deref() {
         Some(ITSELF) => Some(typed.to_path_buf()),
         Some(store) => Some(PathBuf::from(store)),
-        None if matches!(address, Address::Nats { .. }) => Some(typed.to_path_buf()),
+        None if address.backend().keeps_own_blobs() => Some(typed.to_path_buf()),
         None => None,
     })
 }
@@ -320,7 +295,7 @@ pub fn needed_store(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, Cli
 pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
     let address = locate(store)?;
     let (fs, dir) = crate::address::store(&address)?;
-    match fs.metadata(dir) {
+    match fs.metadata(&dir) {
         Ok(meta) if meta.kind() == nenjim_journal_fs::EntryKind::Directory => Ok(false),
         Ok(_) => Err(CliError::usage(
             "StoreNotDirectory",
@@ -339,13 +314,9 @@ pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
                     ),
                 ));
             }
-            match &address {
-                Address::Local(path) => std::fs::create_dir_all(path),
-                Address::Object { store, .. } => store.ensure_dir(dir),
-                // A NATS root's bucket is created by its first writer.
-                Address::Nats { .. } => Ok(()),
-            }
-            .map_err(|e| CliError::io(store, "cannot create the content store", e))?;
+            address
+                .create(&Creating::new())
+                .map_err(|e| nenjim_journal_api::error::ErrorContext::context(e, "cannot create the content store"))?;
             Ok(true)
         }
         Err(e) => Err(CliError::io(store, "cannot read the content store", e)),

@@ -18,9 +18,8 @@
 //! The lease is given back whatever happened.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::ops::ControlFlow;
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
@@ -29,11 +28,11 @@ use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatemen
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
 };
-use nenjim_journal_fs::{FileSystem as _, ledger};
+use nenjim_journal_fs::ledger;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 
-use crate::address::Address;
+use nenjim_journal_root::Root;
 use crate::commands::publish_args::WriteArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ContentJson, path_text};
@@ -65,7 +64,7 @@ pub fn with_writer<T>(
 /// located (a `memory://` store is new at each location).
 pub fn with_writer_at<T>(
     root: &Path,
-    address: Address,
+    address: Root,
     store: Option<&Path>,
     writing: &WriteArgs,
     total: usize,
@@ -75,60 +74,52 @@ pub fn with_writer_at<T>(
     let wait = writing.wait;
     let signing_key = writing.signing_key()?;
     crate::interrupt::catch();
-    let options = match store.map(crate::address::locate).transpose()? {
-        Some(Address::Local(store)) => WriterOptions::new().content_store(store),
-        Some(Address::Object { store, root }) => WriterOptions::new().content_store_in(store, root),
-        Some(address @ Address::Nats { .. }) => {
-            let (backend, root) = crate::address::store(&address)?;
-            WriterOptions::new().content_store_in(backend, root)
-        }
+    let options = match store {
+        Some(store) => crate::address::locate(store)?.as_content_store_of(WriterOptions::new())?,
         None => WriterOptions::new(),
     };
     let options = match &signing_key {
         Some(key) => options.signing_key(key),
         None => options,
     };
-    let in_bucket = matches!(address, Address::Object { .. });
+    let options = match wait {
+        Some(wait) => options.lease_wait(wait),
+        None => options,
+    };
+    let in_bucket = address.has_remote_files();
     require_root(root, &address)?;
-    let deadline = wait.map(|w| Instant::now() + w);
     let mut told = false;
-    let mut writer = loop {
-        let opened = match &address {
-            Address::Local(root) => FsJournalWriter::open(root, options.clone()),
-            Address::Object { store, root } => {
-                FsJournalWriter::open_store(store.clone(), root, options.clone())
-            }
-            Address::Nats { root, .. } => root
-                .writer(options.clone())
-                .map(nenjim_journal_nats::NatsJournalWriter::into_fs_writer),
-        };
-        match opened {
-            Ok(writer) => break writer,
-            Err(error) if error.kind() == ErrorKind::LeaseHeld => {
-                let Some(deadline) = deadline.filter(|d| Instant::now() < *d) else {
-                    let hint = if wait.is_some() {
-                        "waited as long as --wait allowed"
-                    } else {
-                        "retry later, or pass --wait <duration> to wait for it"
-                    };
-                    return Err(error.note(hint).with_path(root).into());
-                };
-                if !told {
-                    ui.eprintln(&format!(
-                        "waiting for the lease of {} (up to {}): {}",
-                        path_text(root),
-                        humantime::format_duration(wait.unwrap_or_default()),
-                        error.message()
-                    ));
-                    told = true;
-                }
-                // Poll the lease; a signal ends the wait (nothing was written).
-                if crate::interrupt::sleep_until(deadline.min(Instant::now() + LEASE_POLL)) {
-                    return Err(CliError::Interrupted { appended: 0, total });
-                }
-            }
-            Err(error) => return Err(settled_by_rerun(error.into(), in_bucket)),
+    let opened = address.writer_observed(options, |error| {
+        if !told {
+            ui.eprintln(&format!(
+                "waiting for the lease of {} (up to {}): {}",
+                path_text(root),
+                humantime::format_duration(wait.unwrap_or_default()),
+                error.message()
+            ));
+            told = true;
         }
+        // A signal ends the wait (nothing was written).
+        if crate::interrupt::requested() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    let mut writer = match opened {
+        Ok(writer) => writer,
+        Err(error) if error.kind() == ErrorKind::LeaseHeld => {
+            if crate::interrupt::requested() {
+                return Err(CliError::Interrupted { appended: 0, total });
+            }
+            let hint = if wait.is_some() {
+                "waited as long as --wait allowed"
+            } else {
+                "retry later, or pass --wait <duration> to wait for it"
+            };
+            return Err(error.note(hint).with_path(root).into());
+        }
+        Err(error) => return Err(settled_by_rerun(error.into(), in_bucket)),
     };
     let result = work(&mut writer).map_err(|e| settled_by_rerun(e, in_bucket));
     if let Err(error) = writer.close() {
@@ -143,21 +134,12 @@ pub fn with_writer_at<T>(
 
 /// Refuses a root (typed as `root`, at `address`) that does not exist,
 /// with the `init` that creates it.
-pub fn require_root(root: &Path, address: &Address) -> Result<(), CliError> {
-    let exists = match address {
-        Address::Local(path) => path.exists(),
-        Address::Object { store, root } => match store.metadata(root) {
-            Ok(_) => true,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-            Err(e) => {
-                return Err(settled_by_rerun(
-                    CliError::io(root, "cannot read the root", e),
-                    true,
-                ));
-            }
-        },
-        // A NATS root exists once its stream does (`init` creates it).
-        Address::Nats { root, .. } => root.ledger()?.exists()?,
+pub fn require_root(root: &Path, address: &Root) -> Result<(), CliError> {
+    let exists = match address.exists() {
+        Ok(exists) => exists,
+        Err(e) => {
+            return Err(settled_by_rerun(e.into(), address.has_remote_files()));
+        }
     };
     if exists {
         return Ok(());
@@ -172,9 +154,6 @@ pub fn require_root(root: &Path, address: &Address) -> Result<(), CliError> {
     .with_path(root)
     .into())
 }
-
-/// How often a `--wait` looks at the lease again.
-const LEASE_POLL: Duration = Duration::from_millis(100);
 
 /// An I/O failure of a write to a bucket: its answer may have been lost (a
 /// timeout) after the write succeeded, which only a read can tell; the

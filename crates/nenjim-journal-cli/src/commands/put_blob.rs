@@ -9,7 +9,7 @@
 //! refused unless `--create`.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use nenjim_journal_store::Store;
@@ -43,10 +43,10 @@ struct PutBlobDocument {
 pub fn run(args: &PutBlobArgs, ui: &Ui) -> Result<Status, CliError> {
     super::init::require_store(&args.store, args.create)?;
     let address = crate::address::locate(&args.store)?;
-    let (fs, store): (Arc<dyn Store>, &Path) = crate::address::store(&address)?;
+    let (fs, store): (Arc<dyn Store>, PathBuf) = crate::address::store(&address)?;
     let mut input =
         File::open(&args.file).map_err(|e| CliError::io(&args.file, "cannot open", e))?;
-    let put = nenjim_journal_writer::put_blob_from(&*fs, store, &mut input)?;
+    let put = nenjim_journal_writer::put_blob_from(&*fs, &store, &mut input)?;
     let pointer = put.pointer();
     // The rule of a release's empty CONTENT.
     let warnings: Vec<String> = crate::warnings::empty_blob(&path_text(&args.file), &pointer)

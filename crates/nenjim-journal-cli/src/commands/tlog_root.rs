@@ -47,27 +47,19 @@ impl TlogRoot {
     /// Opens the root typed as `typed` (a directory or a bucket URL).
     pub fn open(typed: &Path) -> Result<TlogRoot, CliError> {
         let address = crate::address::locate(typed)?;
-        let (store, ledger, root): (Arc<dyn Store>, Option<Arc<dyn LedgerReader>>, PathBuf) =
-            match &address {
-                // Its checkpoint and tiles in its key-value bucket, its
-                // records in the stream.
-                crate::address::Address::Nats { root, path } => {
-                    let backend = nenjim_journal_nats::NatsBackend::connect(root)?;
-                    if !backend.exists()? {
-                        return Err(error::error(
-                            ErrorKind::RootMissing,
-                            "found no stream for this NATS root, expected a root a writer created (`nenjim-journal init`)",
-                        )
-                        .with_path(path)
-                        .into());
-                    }
-                    (backend.clone(), Some(backend), path.clone())
-                }
-                _ => {
-                    let (store, root) = crate::address::store(&address)?;
-                    (store, None, root.to_path_buf())
-                }
-            };
+        // A backend's own ledger (a NATS stream: its checkpoint and tiles
+        // in its key-value bucket, its records in the stream), or `log/`
+        // and `segments/` in the root's store.
+        let ledger = address.backend().reading().ledger;
+        if ledger.is_some() && !address.exists()? {
+            return Err(error::error(
+                ErrorKind::RootMissing,
+                "found no stream for this NATS root, expected a root a writer created (`nenjim-journal init`)",
+            )
+            .with_path(address.path())
+            .into());
+        }
+        let (store, root) = crate::address::store(&address)?;
         if let Some(missing) = missing_local(typed, &*store, &root) {
             return Err(missing);
         }

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use nenjim_journal_api::JournalService;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_fs::LoadOptions;
-use nenjim_journal_store::BlobStore as _;
 
 use crate::failure::CliError;
 
@@ -36,10 +35,7 @@ pub fn stray(root: &Path, examples: bool) -> Result<Vec<String>, CliError> {
     let address = crate::address::locate(root)?;
     let (fs, inner) = crate::address::file_system(&address);
     let options = LoadOptions::new().with_examples(examples);
-    let location = match &address {
-        crate::address::Address::Object { store, .. } => Some(store.location()),
-        crate::address::Address::Local(_) | crate::address::Address::Nats { .. } => None,
-    };
+    let location = crate::address::location(&address);
     Ok(nenjim_journal_fs::stray_with(&*fs, inner, options)?
         .into_iter()
         .map(|error| {

@@ -24,7 +24,6 @@ use nenjim_journal_store::{EntryKind, EntryMetadata};
 use serde::Serialize;
 
 use super::hash_stream;
-use crate::address::Address;
 use crate::args::VerifyContentArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
@@ -109,14 +108,10 @@ pub fn run(args: &VerifyContentArgs, ui: &Ui) -> Result<Status, CliError> {
     // `--store`, else the store the root records (`init --store`).
     let store = &super::init::needed_store(&args.root.root, args.store.as_deref())?;
     // A store given by URL (`s3://bucket/prefix` …) is read from its bucket.
-    let bucket = match crate::address::locate(store)? {
-        Address::Object { store, root } => Some((store as Arc<dyn Store>, root)),
-        // A NATS root's own bucket (its `blobs/sha256/<hex>` objects).
-        address @ Address::Nats { .. } => {
-            let (backend, root) = crate::address::store(&address)?;
-            Some((backend, root.to_path_buf()))
-        }
-        Address::Local(_) => None,
+    let located = crate::address::locate(store)?;
+    let bucket = match located.local_path() {
+        Some(_) => None,
+        None => Some(crate::address::store(&located)?),
     };
     if bucket.is_none() {
         match std::fs::metadata(store) {

@@ -18,7 +18,9 @@ use nenjim_journal_writer::FsJournalWriter;
 use nenjim_journal_chain::ChainState;
 
 use super::{AppendedJson, Report};
-use crate::address::{Address, file_system, locate};
+use nenjim_journal_root::Root;
+
+use crate::address::{file_system, locate};
 use crate::failure::CliError;
 use crate::report::path_text;
 
@@ -51,8 +53,7 @@ impl Stores {
         };
         let of = |store: &Path| -> Result<(Arc<dyn Store>, PathBuf), CliError> {
             let address = locate(store)?;
-            let (store, root) = crate::address::store(&address)?;
-            Ok((store, root.to_path_buf()))
+            crate::address::store(&address)
         };
         Ok(Some(Stores {
             source: of(source)?,
@@ -135,17 +136,19 @@ pub struct Source {
 
 impl Source {
     /// Loads the root `typed` (at `address`) as a start does.
-    pub fn load(typed: &Path, address: Address) -> Result<Source, CliError> {
-        if let Address::Nats { root, path } = &address {
-            // Its ledger is the stream (one read of it, the loader's).
-            let source = Arc::new(nenjim_journal_nats::NatsSource::new(root));
-            nenjim_journal_fs::check_root(&*source, path)?;
+    pub fn load(typed: &Path, address: Root) -> Result<Source, CliError> {
+        let reading = address.backend().reading();
+        if let Some(ledger) = reading.ledger {
+            // Its ledger is the backend's own (one read of it, the loader's).
+            let path = address.path().to_path_buf();
+            let fs = reading.file_system;
+            nenjim_journal_fs::check_root(&*fs, &path)?;
             let (state, tip) =
-                nenjim_journal_fs::load_recorded(&*source, &*source, path)?.unwrap_or_default();
+                nenjim_journal_fs::load_recorded(&*fs, &*ledger, &path)?.unwrap_or_default();
             return Ok(Source {
                 typed: typed.to_path_buf(),
-                fs: source,
-                root: path.clone(),
+                fs,
+                root: path,
                 state,
                 tip,
             });
