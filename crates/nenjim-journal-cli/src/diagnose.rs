@@ -32,9 +32,9 @@ use nenjim_journal_fs::{
     ScannedEntry, ScannedFile, ScannedItem,
 };
 
-use nenjim_journal_root::Root;
 use crate::failure::CliError;
 use crate::report::path_text;
+use nenjim_journal_root::Root;
 
 /// What the scan found.
 #[derive(Debug, Default)]

@@ -54,14 +54,15 @@ pub fn load(args: &RootArgs, ui: &Ui) -> Result<Loaded, CliError> {
     } else {
         args.cache.clone().or_else(crate::cache::default_dir)
     };
-    let assembly = root.assembly_through(options, |fs| match (dir, crate::address::location(&root)) {
-        (Some(dir), Some(location)) => Arc::new(crate::cache::Cached::new(
-            fs,
-            dir,
-            crate::cache::origin(&location),
-        )),
-        _ => fs,
-    });
+    let assembly =
+        root.assembly_through(options, |fs| match (dir, crate::address::location(&root)) {
+            (Some(dir), Some(location)) => Arc::new(crate::cache::Cached::new(
+                fs,
+                dir,
+                crate::cache::origin(&location),
+            )),
+            _ => fs,
+        });
     let process = assembly.process();
     let started = Instant::now();
     let result = with_progress(&args.root, ui, || process.start());

@@ -59,7 +59,10 @@ impl ObjectFs {
     /// most that many parts are in memory); aborted on an error.
     fn upload(&self, key: &Key, reader: &mut dyn Read) -> io::Result<()> {
         let parts = AtomicU64::new(0);
-        let result = self.runtime.block_on(async {
+        // The reader is the caller's (not `Send`): refused, not panicking,
+        // from a thread of another async runtime.
+        self.runtime.refuse_inside_a_runtime()?;
+        let result = self.runtime.block_on_here(async {
             let upload = self.store.put_multipart(key).await.map_err(io_error)?;
             let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
             let mut buffer = vec![0u8; nenjim_journal_store::BUFFER_BYTES];

@@ -33,7 +33,7 @@ impl ObjectFs {
 /// An object's bytes as they arrive ([`BlobStore::open`]): one chunk of the
 /// answer in memory at a time.
 struct ObjectReader {
-    runtime: Arc<tokio::runtime::Runtime>,
+    runtime: Arc<crate::Blocking>,
     stream: BoxStream<'static, object_store::Result<Vec<u8>>>,
     chunk: Vec<u8>,
     /// How much of `chunk` was read.

@@ -169,10 +169,17 @@ fn created_error(error: nenjim_journal_api::error::JournalError, typed: &Path) -
                 path_text(typed)
             ),
         ),
-        ErrorKind::Usage => CliError::usage("Usage", error.message().replace(
-            &path_text(&locate(typed).map(|r| r.path().to_path_buf()).unwrap_or_default()),
-            &path_text(typed),
-        )),
+        ErrorKind::Usage => CliError::usage(
+            "Usage",
+            error.message().replace(
+                &path_text(
+                    &locate(typed)
+                        .map(|r| r.path().to_path_buf())
+                        .unwrap_or_default(),
+                ),
+                &path_text(typed),
+            ),
+        ),
         _ => error.into(),
     }
 }
@@ -314,9 +321,12 @@ pub fn require_store(store: &Path, create: bool) -> Result<bool, CliError> {
                     ),
                 ));
             }
-            address
-                .create(&Creating::new())
-                .map_err(|e| nenjim_journal_api::error::ErrorContext::context(e, "cannot create the content store"))?;
+            address.create(&Creating::new()).map_err(|e| {
+                nenjim_journal_api::error::ErrorContext::context(
+                    e,
+                    "cannot create the content store",
+                )
+            })?;
             Ok(true)
         }
         Err(e) => Err(CliError::io(store, "cannot read the content store", e)),

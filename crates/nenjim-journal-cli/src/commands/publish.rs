@@ -18,8 +18,8 @@
 //! The lease is given back whatever happened.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
@@ -32,11 +32,11 @@ use nenjim_journal_fs::ledger;
 use nenjim_journal_writer::{FsJournalWriter, WriterOptions};
 use serde::Serialize;
 
-use nenjim_journal_root::Root;
 use crate::commands::publish_args::WriteArgs;
 use crate::failure::{CliError, Status};
 use crate::report::{ContentJson, path_text};
 use crate::ui::{Paint, Ui};
+use nenjim_journal_root::Root;
 
 /// Opens the writer of `root` (with the content store `store`), runs
 /// `work` with it and closes it (giving the lease back) whatever happened.
