@@ -33,11 +33,7 @@ impl BackendKind for NatsKind {
     /// out a restarted server however long it takes (a follower's need).
     /// Nothing is contacted.
     fn open(&self, address: &str, opening: &Opening) -> Result<Arc<dyn Backend>, JournalError> {
-        let mut root = JetStreamRoot::parse(address)?;
-        if opening.reconnect_without_limit {
-            root = root.reconnect_without_limit();
-        }
-        Ok(Arc::new(OpenedRoot::new(root)))
+        Ok(Arc::new(OpenedRoot::open(address, opening)?))
     }
 }
 
@@ -63,6 +59,15 @@ impl OpenedRoot {
             root,
             writer: Mutex::new(Weak::new()),
         }
+    }
+
+    /// What [`NatsKind`] opens `address` as (see its `open`).
+    pub fn open(address: &str, opening: &Opening) -> Result<OpenedRoot, JournalError> {
+        let mut root = JetStreamRoot::parse(address)?;
+        if opening.reconnect_without_limit {
+            root = root.reconnect_without_limit();
+        }
+        Ok(OpenedRoot::new(root))
     }
 
     /// The root's address, credentials and client settings.
@@ -133,5 +138,45 @@ impl Backend for OpenedRoot {
     /// connection while a writer holds it, else a new one.
     fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError> {
         Ok((self.connected()?, self.path.clone()))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use nenjim_journal_api::error::ErrorKind;
+
+    use super::*;
+
+    /// Opening parses and contacts nothing: nothing listens on port 1.
+    #[test]
+    fn opening_contacts_nothing_and_names_the_root_by_its_address() {
+        let opening = Opening::new().reconnect_without_limit(true);
+        let root = NatsKind.open("nats://127.0.0.1:1/quiet", &opening).unwrap();
+        assert_eq!(root.root_path(), Path::new("nats://127.0.0.1:1/quiet"));
+        assert_eq!(root.address(), "nats://127.0.0.1:1/quiet");
+        let root = NatsKind
+            .open("nats://127.0.0.1/hub", &Opening::new())
+            .unwrap();
+        assert_eq!(root.address(), "nats://127.0.0.1:4222/hub");
+    }
+
+    /// A follower's opening reconnects without limit; by default, the
+    /// client's own limit.
+    #[test]
+    fn the_opening_is_honoured() {
+        let follower = Opening::new().reconnect_without_limit(true);
+        let opened = OpenedRoot::open("nats://h/x", &follower).unwrap();
+        assert_eq!(opened.root().options.max_reconnects, None);
+        let opened = OpenedRoot::open("nats://h/x", &Opening::new()).unwrap();
+        assert_eq!(opened.root().options.max_reconnects, Some(10));
+    }
+
+    #[test]
+    fn a_malformed_address_is_a_usage_error() {
+        let e = NatsKind
+            .open("nats://127.0.0.1/not a name", &Opening::new())
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage, "{e}");
     }
 }
