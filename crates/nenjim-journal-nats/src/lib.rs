@@ -1,208 +1,95 @@
-//! Journal roots on NATS JetStream: the ledger as a stream, the writer's
-//! lease in a key-value bucket, large revisions in an object-store bucket,
-//! and live following of what is committed.
+//! Journal roots on NATS JetStream, for a consumer: the reference Journal
+//! over a root ([`NatsRoot::assembly`]) and its one writer
+//! ([`NatsRoot::writer`], a [`NatsJournalWriter`]).
 //!
-//! # Status
+//! This crate is the consumer's API over the NATS backend, not a backend:
+//! the backend (the root's address, its ledger as a stream, its lease, its
+//! blob bucket, following, the seam's `Backend` and `BackendKind`) is the
+//! crate `nenjim-journal-jetstream`, which depends on the api, the seam
+//! and its client only. This crate puts the loader and the writer on top
+//! of what that backend hands the seam: the assembly reads the backend's
+//! `Reading` ([`OpenedRoot`]'s), the writer is the seam's
+//! `FsJournalWriter::open_with` over its `Writing` ([`NatsBackend::writing`])
+//! and the backend's step once the writer has opened
+//! ([`NatsBackend::writer_opened`]). Everything else of the backend is
+//! re-exported here under its name, so that a program needs this crate
+//! alone; how a root lives on a server is told in the backend's docs.
 //!
-//! The storage seam over JetStream, and the root's writer on it:
-//!
-//! - [`NatsLedger`] reads the entries after a sequence in batches, commits
-//!   the next entry at an expected tip, keeps large revisions and content
-//!   blobs in the blob bucket, and follows the stream ([`Follower`]); it
-//!   implements the seam's `LedgerReader`, and [`NatsLease`] its `Lease`;
-//! - [`NatsBackend`] ([`backend`]) is at once the seam's `Store` and its
-//!   `Ledger` over one `NatsLedger`: the writer's revision file, put
-//!   first, is staged and committed inside its record; a reader's
-//!   `read_after` keeps each revision for the loader's read of its path.
-//!   So `nenjim_journal_fs::load_recorded(&*backend, &*backend,
-//!   backend.root_path())` and `refresh_recorded` load and refresh a NATS
-//!   root with the seam's loader;
-//! - [`NatsRoot::writer`] is the seam's writer (`FsJournalWriter::open_with`)
-//!   over a backend and a lease: [`NatsJournalWriter`], with the content
-//!   store its options name (none, a directory, a bucket, or a NATS root's
-//!   own blob bucket named by its address), and a signed root's
-//!   checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
-//!
-//! - [`NatsRoot::assembly`] is the reference Journal over the root
-//!   ([`reading`]: a [`NatsSource`], a lazily connected read-only view of a
-//!   backend, is its ledger, its files and its `LedgerFollow`): the same
-//!   lifecycle, queries, sequences and errors as over a directory, and
-//!   `ReplayRequest::follow(true)` cursors that wait for what any process
-//!   commits next. The command takes `nats://` roots on top of these.
-//!
-//! # A root on a server
-//!
-//! A root is `nats://host:port/<name>` ([`NatsRoot::parse`]): `<name>` is
-//! 1 to 64 ASCII letters, digits, `-` and `_`, and names everything the root
-//! keeps on the server ([`Names`]):
-//!
-//! | what | JetStream |
-//! | --- | --- |
-//! | the ledger | the stream `NENJIM_<name>`, subject `nenjim.<name>.ledger`, file storage, deletes and purges denied, atomic batch publishes allowed |
-//! | the writer's lease | the key `lease` of the key-value bucket `NENJIM_<name>_lease` (see [`lease`]) |
-//! | revisions over the inline limit | the objects `revisions/sha256/<hex>` of the object-store bucket `NENJIM_<name>_blobs` |
-//! | the root's own content store, when it is the one chosen ([`NatsLedger::put_blob`], [`NatsLedger::check_blob`]) | the objects `blobs/sha256/<hex>` of the same bucket |
-//! | the content store the command's `init` records (`<root>/.ledger/store`) | the key `store` of the key-value bucket `NENJIM_<name>_meta` (see [`backend`]) |
-//! | a signed root's checkpoint and tiles (format section 10) | the keys `checkpoint`, `tile/…` of the key-value bucket `NENJIM_<name>_tlog` (see [`backend`]) |
-//!
-//! # The ledger: one message per entry, sequences 1:1
-//!
-//! Every ledger entry, a fence included, is exactly one message of the
-//! stream, and its ledger sequence **is** the message's stream sequence:
-//! the stream's first message is entry 1, and since nothing is ever
-//! deleted or purged, the sequences are contiguous, the same in every
-//! process, and kept across server restarts (the server's `-sd` store). A
-//! message carries:
-//!
-//! - the header `Nenjim-Record`: the entry's record line, exactly as in a
-//!   directory's ledger (`<seq> REVISION <coordinate> <journal-version>
-//!   <size> sha256:<hex>` or `<seq> FENCE <epoch>`, parsed by
-//!   [`nenjim_journal_store::ledger::Entry`]), whose `<seq>` must be the
-//!   message's stream sequence;
-//! - for a revision up to the inline limit ([`NatsRoot::inline_limit`],
-//!   default 1 MiB, at most the server's `max_payload` less
-//!   [`ledger::HEADER_ROOM`]): the revision's exact bytes as the body;
-//! - for a larger one: an empty body and the header `Nenjim-Blob: <key>`,
-//!   the object holding the bytes, put *before* the message is published
-//!   ("blob before pointer"); the pointer's size and SHA-256 are the
-//!   record's;
-//! - for a fence: nothing more.
-//!
-//! A reader checks every revision's bytes, inline or from the blob bucket,
-//! against the record's size and SHA-256 before handing them out
-//! (`LedgerMismatch` on a difference, a missing object, a message whose
-//! record is not of its own sequence).
-//!
-//! A batch ([`NatsLedger::commit_batch_at`], the writer's `append_batch`)
-//! is one atomic batch publish per at most [`ledger::ATOMIC_BATCH_MAX`]
-//! entries and [`ledger::ATOMIC_BATCH_BYTES`] bytes: every message of it
-//! carries `Nats-Batch-Id` and `Nats-Batch-Sequence`, the first the
-//! expected tip, the last `Nats-Batch-Commit`, and the server stores the
-//! batch whole or not at all (the stream is created with `allow_atomic`;
-//! a stream without it takes one publish per entry).
-//!
-//! A commit ([`NatsLedger::commit_at`]) is a publish with
-//! `Nats-Expected-Last-Sequence: <tip>`: the server stores it only if the
-//! stream's last sequence is still the writer's tip, so a writer that lost
-//! the race gets [`CommitError::TipMoved`] (with the tip it found) and
-//! nothing of its commit is stored. Its `Nats-Msg-Id` is the committing
-//! handle's id, the sequence and a digest of the record, and a publish
-//! whose answer was lost is sent again (up to three times): the server
-//! stores it at most once (the expected sequence refuses a second copy,
-//! and the stream's two-minute duplicate window drops one too), and a
-//! resend refused because the tip moved that finds its own first send at
-//! that sequence (the same message id and record) is that commit's
-//! success, not `TipMoved`. (nats-server 2.15 checks the expected sequence
-//! before the message id, so the resend does see the moved tip.)
-//!
-//! # Following
-//!
-//! [`NatsLedger::follow`] reads every entry after a sequence through an
-//! ordered consumer and then waits for the next one ([`Follower`]): with a
-//! timeout (`Ok(None)`, the follower stays usable), until the ledger's
-//! [`StopSignal`] is given (`Stopped`), or until the connection is lost for
-//! good: after the client's reconnect attempts ([`NatsRoot::max_reconnects`],
-//! default 10, waiting [`NatsRoot::reconnect_delay`] more before each, at
-//! most 2 s; [`NatsRoot::reconnect_without_limit`] for never) a waiting
-//! follower gets an `Unavailable` error, never a silent end. An outage
-//! short of that (a server restarted, a leader elected) is ridden out: the
-//! follower makes its consumer again after the last entry it yielded.
-//!
-//! # Credentials and TLS
-//!
-//! From the environment, under the NATS tools' names (`NATS_CREDS`,
-//! `NATS_NKEY`, `NATS_USER` / `NATS_PASSWORD`, `NATS_TOKEN`, `NATS_CA`,
-//! `NATS_CERT` / `NATS_KEY`): see [`address`]. An error names the
-//! variable, never its value.
-//!
-//! # Threads
-//!
-//! Each [`NatsLedger`] owns a small tokio runtime (one worker thread) and
-//! blocks on it: no async in the API, and its calls are made from plain
-//! threads, never from inside an async runtime.
+//! - [`NatsRoot::assembly`] is the reference Journal over the root: the
+//!   same lifecycle, queries, sequences and errors as over a directory,
+//!   and `ReplayRequest::follow(true)` cursors that wait for what any
+//!   process commits next.
+//! - [`NatsRoot::writer`] is the seam's writer over the root's backend and
+//!   lease, with the content store its options name (none, a directory, a
+//!   bucket, or a NATS root's own blob bucket named by its address), and a
+//!   signed root's checkpoint and tiles in the bucket `NENJIM_<name>_tlog`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod address;
-pub mod backend;
-mod connection;
-pub mod follow;
-pub mod lease;
-pub mod ledger;
-mod outage;
-pub mod reading;
-mod seam;
-mod tls;
 mod writer;
 
 use std::fmt;
+use std::ops::Deref;
 use std::time::Duration;
 
 use nenjim_journal_api::error::JournalError;
+use nenjim_journal_store::backend::Backend as _;
 
-pub use address::Credentials;
-pub use backend::NatsBackend;
-pub use follow::{Follower, StopSignal};
-pub use lease::{Acquired, Lease, NatsLease};
-pub use ledger::{CommitError, LedgerMessage, Names, NatsLedger, Replication};
-pub use reading::NatsSource;
+pub use nenjim_journal_jetstream::{
+    Acquired, CommitError, Credentials, DEFAULT_INLINE_LIMIT, Follower, JetStreamRoot, Lease,
+    LedgerMessage, Names, NatsBackend, NatsKind, NatsLease, NatsLedger, NatsSource, OpenedRoot,
+    Replication, StopSignal, address, backend, follow, kind, lease, ledger, reading,
+};
 pub use writer::NatsJournalWriter;
 
-/// The default [`NatsRoot::inline_limit`]: 1 MiB.
-pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
-
-/// The client's settings of a root.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ClientOptions {
-    pub(crate) inline_limit: usize,
-    /// `None`: without limit.
-    pub(crate) max_reconnects: Option<usize>,
-    pub(crate) reconnect_delay: Duration,
-    pub(crate) request_timeout: Duration,
-}
-
-impl Default for ClientOptions {
-    fn default() -> ClientOptions {
-        ClientOptions {
-            inline_limit: DEFAULT_INLINE_LIMIT,
-            max_reconnects: Some(10),
-            reconnect_delay: Duration::from_millis(250),
-            request_timeout: Duration::from_secs(10),
-        }
-    }
-}
-
 /// A Journal root on a NATS JetStream server: `nats://host:port/<name>`.
+///
+/// The backend's [`JetStreamRoot`] (its address, credentials and client
+/// settings) with the consumer's [`assembly`](Self::assembly) and
+/// [`writer`](Self::writer). It dereferences to that root, so what the
+/// backend takes a root for ([`NatsLedger::connect`],
+/// [`NatsBackend::connect`], [`NatsSource::new`]) takes this one, and its
+/// accessors (`name`, `host`, `port`, `servers`, `credentials`, `ledger`)
+/// are this one's.
 #[derive(Clone, PartialEq, Eq)]
-pub struct NatsRoot {
-    /// At least one.
-    pub(crate) servers: Vec<address::Server>,
-    pub(crate) name: String,
-    pub(crate) credentials: Credentials,
-    pub(crate) options: ClientOptions,
-}
+pub struct NatsRoot(JetStreamRoot);
 
 impl fmt::Debug for NatsRoot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NatsRoot")
-            .field("address", &self.to_string())
-            .field("credentials", &self.credentials)
-            .field("options", &self.options)
-            .finish()
+        f.debug_tuple("NatsRoot").field(&self.0).finish()
     }
 }
 
 /// `nats://host:port/<name>`, or `nats://host1:port1,host2:port2,…/<name>`.
 impl fmt::Display for NatsRoot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("nats://")?;
-        for (i, server) in self.servers.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{server}")?;
-        }
-        write!(f, "/{}", self.name)
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl Deref for NatsRoot {
+    type Target = JetStreamRoot;
+
+    fn deref(&self) -> &JetStreamRoot {
+        &self.0
+    }
+}
+
+impl AsRef<JetStreamRoot> for NatsRoot {
+    fn as_ref(&self) -> &JetStreamRoot {
+        &self.0
+    }
+}
+
+impl From<JetStreamRoot> for NatsRoot {
+    fn from(root: JetStreamRoot) -> NatsRoot {
+        NatsRoot(root)
+    }
+}
+
+impl From<NatsRoot> for JetStreamRoot {
+    fn from(root: NatsRoot) -> JetStreamRoot {
+        root.0
     }
 }
 
@@ -213,7 +100,7 @@ impl NatsRoot {
     /// setting is refused (`Usage`), saying what was found and what was
     /// expected.
     pub fn parse(address: &str) -> Result<NatsRoot, JournalError> {
-        NatsRoot::parse_with_env(address, std::env::vars())
+        JetStreamRoot::parse(address).map(NatsRoot)
     }
 
     /// [`NatsRoot::parse`] with the environment `env` (variable, value).
@@ -223,91 +110,42 @@ impl NatsRoot {
         K: AsRef<str>,
         V: AsRef<str>,
     {
-        let parsed = address::parse(address)?;
-        Ok(NatsRoot {
-            servers: parsed.servers,
-            name: parsed.name,
-            credentials: Credentials::from_env(env)?,
-            options: ClientOptions::default(),
-        })
+        JetStreamRoot::parse_with_env(address, env).map(NatsRoot)
     }
 
-    /// The root's name.
-    pub fn name(&self) -> &str {
-        &self.name
+    /// The backend's root this is.
+    pub fn jetstream(&self) -> &JetStreamRoot {
+        &self.0
     }
 
-    /// The first server's host (of a cluster, the first one named).
-    pub fn host(&self) -> &str {
-        self.servers.first().map_or("", |s| s.host.as_str())
-    }
-
-    /// The first server's port (of a cluster, the first one named).
-    pub fn port(&self) -> u16 {
-        self.servers
-            .first()
-            .map_or(address::DEFAULT_PORT, |s| s.port)
-    }
-
-    /// Every server the address names, in its order (one, or several of a
-    /// cluster): the client connects to one that answers and moves to
-    /// another when it is lost.
-    pub fn servers(&self) -> &[address::Server] {
-        &self.servers
-    }
-
-    /// The credentials the client connects with.
-    pub fn credentials(&self) -> &Credentials {
-        &self.credentials
-    }
-
-    /// Revisions up to `bytes` travel inside their ledger message; larger
-    /// ones go to the blob bucket first (default [`DEFAULT_INLINE_LIMIT`];
-    /// never more than the server's `max_payload` less
-    /// [`ledger::HEADER_ROOM`]).
+    /// See [`JetStreamRoot::inline_limit`] (default [`DEFAULT_INLINE_LIMIT`]).
     #[must_use]
-    pub fn inline_limit(mut self, bytes: usize) -> NatsRoot {
-        self.options.inline_limit = bytes;
-        self
+    pub fn inline_limit(self, bytes: usize) -> NatsRoot {
+        NatsRoot(self.0.inline_limit(bytes))
     }
 
-    /// How many times the client tries to reconnect to a server it lost
-    /// before the connection is lost for good (default 10).
+    /// See [`JetStreamRoot::max_reconnects`] (default 10).
     #[must_use]
-    pub fn max_reconnects(mut self, attempts: usize) -> NatsRoot {
-        self.options.max_reconnects = Some(attempts);
-        self
+    pub fn max_reconnects(self, attempts: usize) -> NatsRoot {
+        NatsRoot(self.0.max_reconnects(attempts))
     }
 
-    /// The client tries to reconnect to a server it lost for as long as
-    /// the handle lives (what a long-running follower or service wants):
-    /// the connection is never lost for good, and a request made while no
-    /// server answers fails after the request timeout as `Unavailable`.
+    /// See [`JetStreamRoot::reconnect_without_limit`].
     #[must_use]
-    pub fn reconnect_without_limit(mut self) -> NatsRoot {
-        self.options.max_reconnects = None;
-        self
+    pub fn reconnect_without_limit(self) -> NatsRoot {
+        NatsRoot(self.0.reconnect_without_limit())
     }
 
-    /// The wait before the n-th attempt to reach a server (after a lost
-    /// connection, or at the first connect) is n - 1 times `step`, at most
-    /// 2 s (default 250 ms): the first attempt is made at once.
+    /// See [`JetStreamRoot::reconnect_delay`] (default 250 ms, at most 2 s).
     #[must_use]
-    pub fn reconnect_delay(mut self, step: Duration) -> NatsRoot {
-        self.options.reconnect_delay = step;
-        self
+    pub fn reconnect_delay(self, step: Duration) -> NatsRoot {
+        NatsRoot(self.0.reconnect_delay(step))
     }
 
-    /// How long a request to the server may take (default 10 s).
+    /// See [`JetStreamRoot::request_timeout`] (default 10 s).
     #[must_use]
-    pub fn request_timeout(mut self, timeout: Duration) -> NatsRoot {
-        self.options.request_timeout = timeout;
-        self
-    }
-
-    /// Connects to the server: the root's ledger (see [`NatsLedger`]).
-    pub fn ledger(&self) -> Result<NatsLedger, JournalError> {
-        NatsLedger::connect(self)
+    pub fn request_timeout(self, timeout: Duration) -> NatsRoot {
+        NatsRoot(self.0.request_timeout(timeout))
     }
 
     /// The reference Journal over this root: the same lifecycle, queries,
@@ -323,18 +161,29 @@ impl NatsRoot {
         self.assembly_with(nenjim_journal_ref::LoadOptions::default())
     }
 
-    /// [`assembly`](Self::assembly), loading with `options`.
+    /// [`assembly`](Self::assembly), loading with `options`: over the
+    /// backend's `Reading` (a [`NatsSource`], connected on first use, as
+    /// the root's files, ledger and follow).
     pub fn assembly_with(
         &self,
         options: nenjim_journal_ref::LoadOptions,
     ) -> nenjim_journal_ref::JournalAssembly {
-        let source = std::sync::Arc::new(NatsSource::new(self));
-        nenjim_journal_ref::JournalAssembly::with_ledger(
-            source.root_path().to_path_buf(),
-            options,
-            source.clone(),
-            source.clone(),
-            Some(source),
-        )
+        let opened = OpenedRoot::new(self.0.clone());
+        let root = opened.root_path().to_path_buf();
+        let reading = opened.reading();
+        match reading.ledger {
+            Some(ledger) => nenjim_journal_ref::JournalAssembly::with_ledger(
+                root,
+                options,
+                reading.file_system,
+                ledger,
+                reading.follow,
+            ),
+            None => nenjim_journal_ref::JournalAssembly::with_file_system(
+                root,
+                options,
+                reading.file_system,
+            ),
+        }
     }
 }

@@ -1,20 +1,22 @@
 //! The one writer of a NATS root ([`NatsRoot::writer`]): the seam's
-//! writer (`nenjim_journal_writer::FsJournalWriter::open_with`) over a
-//! [`NatsBackend`] (the root's store and ledger) and a [`NatsLease`], so
-//! that validation, idempotency, blobs, fencing and errors are exactly a
-//! directory's; only the commit is JetStream's (a publish at the expected
-//! tip, see the [crate docs](crate)).
+//! writer (`nenjim_journal_writer::FsJournalWriter::open_with`) over the
+//! backend's `Writing` ([`NatsBackend::writing`]: the root's store, ledger
+//! and [`NatsLease`](crate::NatsLease)), so that validation, idempotency,
+//! blobs, fencing and errors are exactly a directory's; only the commit is
+//! JetStream's (a publish at the expected tip, see
+//! `nenjim_journal_jetstream`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use nenjim_journal_api::append::{Appended, JournalWriter};
-use nenjim_journal_api::error::{ErrorContext as _, JournalError};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::ContentPointer;
 use nenjim_journal_chain::ChainState;
+use nenjim_journal_store::backend::Writing;
 use nenjim_journal_writer::{BatchError, FsJournalWriter, WriterOptions};
 
-use crate::{NatsBackend, NatsLedger, NatsRoot};
+use crate::{JetStreamRoot, NatsBackend, NatsLedger, NatsRoot};
 
 /// The one writer of a NATS root: see [`NatsRoot::writer`].
 #[derive(Debug)]
@@ -54,26 +56,30 @@ impl NatsJournalWriter {
         backend: Arc<NatsBackend>,
         options: WriterOptions,
     ) -> Result<NatsJournalWriter, JournalError> {
-        // The lease lives in its bucket, taken before the root is loaded:
-        // the bucket must exist first (the stream is created by the
-        // writer's `Ledger::create`, when the root has none).
-        backend.ledger().lease_bucket(true)?;
-        // What decides a refusal (the lease, a blob's presence) is read
-        // from each bucket's leader, never from a replica that can lag.
-        backend.ledger().ensure_leader_reads()?;
+        // The backend's parts (its lease bucket made, its buckets read from
+        // their leaders): what the seam's `Backend::writing` hands out.
+        let writing = backend.writing()?;
         let root = backend.root_path().to_path_buf();
         let options = nats_content_store(&backend, options)?;
-        let lease = backend.lease()?;
-        let writer = FsJournalWriter::open_with(
-            backend.clone(),
-            root,
-            backend.shared_ledger(),
-            Box::new(lease),
-            options,
-        )?;
-        // Under the lease: a stream made by an older version is given
-        // atomic batch publishes (its batches were committed entry by entry).
-        backend.ledger().ensure_atomic_batches()?;
+        let writer = match writing {
+            Writing::Native {
+                store,
+                ledger,
+                lease,
+            } => FsJournalWriter::open_with(store, root, ledger, lease, options)?,
+            // A NATS backend keeps its own ledger and lease: never files.
+            other => {
+                return Err(error::error(
+                    ErrorKind::Io,
+                    format!(
+                        "found the backend's writing as {other:?}, expected its own ledger and lease"
+                    ),
+                ));
+            }
+        };
+        // Under the lease: what the backend does once its writer opened
+        // (an older stream is given atomic batch publishes).
+        backend.writer_opened()?;
         Ok(NatsJournalWriter { writer, backend })
     }
 
@@ -148,8 +154,11 @@ fn nats_content_store(
     let Some(address) = named else {
         return Ok(options);
     };
-    let store = NatsRoot::parse(address)
+    let store = JetStreamRoot::parse(address)
         .map_err(|e| e.context("the content store of WriterOptions::content_store"))?;
+    // This root's own bucket on the writer's connection; another root's on
+    // a connection of its own. (Not the seam's `Backend::content_store`:
+    // the options take a whole `Store`, that gives a `BlobStore`.)
     let backend = if Path::new(&store.to_string()) == backend.root_path() {
         backend.clone()
     } else {

@@ -7,6 +7,7 @@
 
 mod assembly;
 mod audit;
+mod backend;
 mod cluster;
 mod credentials;
 mod holders;

@@ -8,7 +8,7 @@ use async_nats::jetstream;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use tokio::sync::watch;
 
-use crate::NatsRoot;
+use crate::JetStreamRoot;
 use crate::address::Auth;
 
 /// A connection to a root's server: the client, its JetStream context and
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     /// Connects to `root`'s server with its credentials and options.
-    pub(crate) fn open(root: &NatsRoot) -> Result<Connection, JournalError> {
+    pub(crate) fn open(root: &JetStreamRoot) -> Result<Connection, JournalError> {
         let address = root.to_string();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)

@@ -4,7 +4,8 @@
 //! [`Ledger`] (and [`LedgerReader`]), over one [`NatsLedger`], so that the
 //! writer (`FsJournalWriter::open_with`) and the loader
 //! (`nenjim_journal_fs::load_recorded`, `refresh_recorded`) work on a NATS
-//! root unchanged.
+//! root unchanged. [`NatsBackend::writing`] is the seam's
+//! [`Writing`] of a root: this backend, its ledger and its lease.
 //!
 //! The root's path is its address, `nats://host:port/<name>`
 //! ([`NatsBackend::root_path`]), so that every path an error names is of
@@ -74,6 +75,7 @@ use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::StorageType;
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_store::backend::Writing;
 use nenjim_journal_store::ledger::{
     self as seam, BatchCommit, Entry, Ledger, LedgerReader, Record, RevisionPointer,
 };
@@ -81,7 +83,7 @@ use nenjim_journal_store::ledger::{
 use nenjim_journal_store::{BlobStore, FileSystem};
 
 use crate::ledger::{CommitError, NatsLedger};
-use crate::{NatsLease, NatsRoot};
+use crate::{JetStreamRoot, NatsLease};
 
 mod store;
 
@@ -187,7 +189,7 @@ enum Kv {
 
 impl NatsBackend {
     /// Connects to `root`'s server (see [`NatsLedger::connect`]).
-    pub fn connect(root: &NatsRoot) -> Result<Arc<NatsBackend>, JournalError> {
+    pub fn connect(root: &JetStreamRoot) -> Result<Arc<NatsBackend>, JournalError> {
         NatsLedger::connect(root).map(NatsBackend::new)
     }
 
@@ -224,6 +226,33 @@ impl NatsBackend {
     /// The root's lease (its bucket must exist: [`Ledger::create`] makes it).
     pub fn lease(&self) -> Result<NatsLease, JournalError> {
         self.ledger.lease()
+    }
+
+    /// What a writer writes this root through (the seam's
+    /// [`Writing::Native`]): this backend as the store (revision files
+    /// staged into their commits, blobs, the transparency log), as the
+    /// ledger ([`shared_ledger`](Self::shared_ledger)), and the root's
+    /// lease. First the lease's bucket is made where absent, since the
+    /// lease is taken before the root is loaded (the stream is created by
+    /// the writer's `Ledger::create`, when the root has none); and every
+    /// bucket is read from its leader, since what decides a refusal (the
+    /// lease, a blob's presence) must never come from a lagging replica.
+    pub fn writing(self: &Arc<Self>) -> Result<Writing, JournalError> {
+        self.ledger.lease_bucket(true)?;
+        self.ledger.ensure_leader_reads()?;
+        Ok(Writing::Native {
+            store: self.clone(),
+            ledger: self.shared_ledger(),
+            lease: Box::new(self.lease()?),
+        })
+    }
+
+    /// What is done once a writer has opened the root through
+    /// [`writing`](Self::writing), under its lease: a stream made by an
+    /// older version is given atomic batch publishes (until then its
+    /// batches were committed entry by entry).
+    pub fn writer_opened(&self) -> Result<(), JournalError> {
+        self.ledger.ensure_atomic_batches().map(|_| ())
     }
 
     /// The `/`-joined path of `path` under the root, if it is under it.

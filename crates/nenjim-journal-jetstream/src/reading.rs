@@ -1,5 +1,8 @@
 //! The read side of a NATS root through the storage seam: what the
-//! reference Journal (`NatsRoot::assembly`) loads, refreshes and follows.
+//! loader loads, refreshes and follows: the seam's
+//! [`Reading`](nenjim_journal_store::backend::Reading) of an opened root
+//! ([`crate::OpenedRoot`]), under the reference Journal of
+//! `nenjim_journal_nats::NatsRoot::assembly`.
 //!
 //! [`NatsSource`] is at once the root's [`LedgerReader`] and its
 //! [`FileSystem`] (those of its [`NatsBackend`], read-only: a revision's
@@ -19,20 +22,20 @@ use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_store::ledger::{Entry, FollowEntries, LedgerFollow, LedgerReader};
 use nenjim_journal_store::{EntryMetadata, FileSystem};
 
-use crate::{NatsBackend, NatsRoot};
+use crate::{JetStreamRoot, NatsBackend};
 
 /// A NATS root as the loader reads it (see the [module docs](self)): a
 /// [`NatsBackend`], connected on first use, seen read-only.
 #[derive(Debug)]
 pub struct NatsSource {
-    root: NatsRoot,
+    root: JetStreamRoot,
     path: PathBuf,
     backend: OnceLock<Result<Arc<NatsBackend>, JournalError>>,
 }
 
 impl NatsSource {
     /// The read side of `root`; nothing is connected yet.
-    pub fn new(root: &NatsRoot) -> NatsSource {
+    pub fn new(root: &JetStreamRoot) -> NatsSource {
         NatsSource {
             root: root.clone(),
             path: PathBuf::from(root.to_string()),

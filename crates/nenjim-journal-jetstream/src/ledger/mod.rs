@@ -29,7 +29,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, RevisionPointer};
 use sha2::{Digest as _, Sha256};
 
-use crate::NatsRoot;
+use crate::JetStreamRoot;
 use crate::connection::Connection;
 use crate::follow::StopSignal;
 use crate::lease::NatsLease;
@@ -84,7 +84,7 @@ impl Names {
         ]
     }
 
-    /// The names of the root `name` (a valid root name, see [`NatsRoot::parse`]).
+    /// The names of the root `name` (a valid root name, see [`JetStreamRoot::parse`]).
     pub fn of(name: &str) -> Names {
         Names {
             stream: format!("NENJIM_{name}"),
@@ -145,7 +145,7 @@ pub struct NatsLedger {
 
 struct Inner {
     names: Names,
-    root: NatsRoot,
+    root: JetStreamRoot,
     /// The stream, once known to exist.
     stream: Mutex<Option<Stream>>,
     /// The blob bucket, once known to exist.
@@ -244,7 +244,7 @@ impl NatsLedger {
     /// Connects to `root`'s server. The stream is looked up on first use:
     /// a root whose stream does not exist is `RootMissing` to a reader
     /// ([`NatsLedger::create`] makes it).
-    pub fn connect(root: &NatsRoot) -> Result<NatsLedger, JournalError> {
+    pub fn connect(root: &JetStreamRoot) -> Result<NatsLedger, JournalError> {
         let conn = Connection::open(root)?;
         let max_payload = conn.client.server_info().max_payload;
         let inline_limit = root
@@ -268,7 +268,7 @@ impl NatsLedger {
     }
 
     /// The root this ledger belongs to.
-    pub fn root(&self) -> &NatsRoot {
+    pub fn root(&self) -> &JetStreamRoot {
         &self.inner.root
     }
 
