@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use nenjim_journal_api::error::JournalError;
-use nenjim_journal_store::BlobStore;
-use nenjim_journal_store::backend::{Backend, BackendKind, Opening, Reading, Writing};
+use nenjim_journal_store::Store;
+use nenjim_journal_store::backend::{
+    Backend, BackendKind, Creating, Opening, Reading, Replication, Writing,
+};
 
 use crate::{JetStreamRoot, NatsBackend, NatsSource};
 
@@ -136,8 +138,38 @@ impl Backend for OpenedRoot {
     /// The root's own blob bucket (`blobs/sha256/<hex>` objects): the
     /// backend as a blob store and the root's path in it; the writer's
     /// connection while a writer holds it, else a new one.
-    fn content_store(&self) -> Result<(Arc<dyn BlobStore>, PathBuf), JournalError> {
+    fn content_store(&self) -> Result<(Arc<dyn Store>, PathBuf), JournalError> {
         Ok((self.connected()?, self.path.clone()))
+    }
+
+    /// Its stream and every bucket it uses, created where absent, with
+    /// `creating.replicas` replicas (more than the cluster has is refused,
+    /// naming both numbers); `Ok(true)` when the stream was new.
+    fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
+        let ledger = self.root.ledger()?;
+        let existed = ledger.exists()?;
+        ledger.create_replicated(creating.replicas)?;
+        Ok(!existed)
+    }
+
+    /// A NATS root that records no content store keeps its blobs in its
+    /// own bucket, as every NATS root did before stores were recorded.
+    fn keeps_own_blobs(&self) -> bool {
+        true
+    }
+
+    /// The stream's replicas, leader and current followers, and the
+    /// cluster's size, as the server reports them.
+    fn replication(&self) -> Result<Option<Replication>, JournalError> {
+        let ledger = self.root.ledger()?;
+        let r = ledger.replication()?;
+        Ok(Some(Replication::new(
+            r.replicas,
+            r.leader,
+            r.current,
+            r.clustered,
+            ledger.cluster_size(),
+        )))
     }
 }
 

@@ -13,6 +13,8 @@ pub fn kinds() -> Vec<&'static dyn BackendKind> {
     let mut kinds: Vec<&'static dyn BackendKind> = vec![&LocalKind];
     #[cfg(feature = "objstore")]
     kinds.push(&nenjim_journal_objstore::ObjectKind);
+    #[cfg(feature = "nats")]
+    kinds.push(&nenjim_journal_jetstream::NatsKind);
     #[cfg(feature = "testkit")]
     kinds.push(&nenjim_journal_testkit::memory::MemoryKind);
     kinds
