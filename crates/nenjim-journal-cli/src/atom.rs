@@ -17,7 +17,7 @@ use nenjim_journal_api::valuetypes::JournalVersion;
 use sha2::{Digest as _, Sha256};
 
 use crate::commands::Numbered;
-use crate::report::{change_text, path_text};
+use crate::report::path_text;
 
 /// The feed of `events` (newest first) of the Journal at `root`.
 pub fn feed<'a>(root: &Path, events: impl Iterator<Item = &'a Numbered> + Clone) -> String {
@@ -58,7 +58,8 @@ fn entry(xml: &mut String, numbered: &Numbered) {
     let event = &numbered.event;
     let coordinate = event.coordinate().as_str();
     let version = event.journal_version();
-    let (mark, text) = change_text(event.change());
+    let change = event.change();
+    let text = format!("{change:#}");
     let (kind, title) = match event.change() {
         EventChange::ArtifactCreated => ("artifact_created", format!("{coordinate} created")),
         EventChange::DescriptionChanged(_) => (
@@ -81,8 +82,7 @@ fn entry(xml: &mut String, numbered: &Numbered) {
         _ => ("other", format!("{coordinate}: {text}")),
     };
     let mut content = format!(
-        "{} {text}\n{coordinate} revision {version}, sequence {}",
-        mark.symbol(),
+        "{change}\n{coordinate} revision {version}, sequence {}",
         event.sequence()
     );
     if let EventChange::ReleasePublished(release) = event.change() {

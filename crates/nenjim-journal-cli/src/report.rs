@@ -264,25 +264,9 @@ impl PolicyJson {
                 version: version.to_string(),
             },
             other => PolicyJson::Other {
-                text: format!("{other:?}"),
+                text: other.to_string(),
             },
         }
-    }
-}
-
-/// A policy statement as the line it is written as (`YANK [1.0.0,2.0.0) "reason"`).
-pub fn policy_text(statement: &PolicyStatement) -> String {
-    match statement {
-        PolicyStatement::Yank {
-            requirement,
-            reason,
-        } => format!("YANK {requirement} {reason}"),
-        PolicyStatement::Deprecate {
-            requirement,
-            reason,
-        } => format!("DEPRECATE {requirement} {reason}"),
-        PolicyStatement::Recommend { version } => format!("RECOMMEND {version}"),
-        other => format!("{other:?}"),
     }
 }
 
@@ -355,7 +339,7 @@ impl EventJson {
             other => (
                 "other",
                 ChangeJson::Other {
-                    text: format!("{other:?}"),
+                    text: format!("{other:#}"),
                 },
             ),
         };
@@ -366,44 +350,6 @@ impl EventJson {
             kind,
             change,
         }
-    }
-}
-
-/// The marks of the event lines: `*` created, `~` a header value changed,
-/// `+` published or stated, `-` withdrawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    Created,
-    Changed,
-    Added,
-    Removed,
-}
-
-impl Mark {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Mark::Created => "*",
-            Mark::Changed => "~",
-            Mark::Added => "+",
-            Mark::Removed => "-",
-        }
-    }
-}
-
-/// An event's change as its mark and a line of text: `RELEASE 1.0.0`,
-/// `YANK 1.0.0 "broken"`, `DESCRIPTION "…"`, `INFORMATION (none)`, `created`.
-pub fn change_text(change: &EventChange) -> (Mark, String) {
-    match change {
-        EventChange::ArtifactCreated => (Mark::Created, "created".to_owned()),
-        EventChange::DescriptionChanged(d) => (Mark::Changed, format!("DESCRIPTION {d}")),
-        EventChange::InformationChanged(Some(u)) => {
-            (Mark::Changed, format!("INFORMATION {}", u.as_str()))
-        }
-        EventChange::InformationChanged(None) => (Mark::Changed, "INFORMATION (none)".to_owned()),
-        EventChange::ReleasePublished(r) => (Mark::Added, format!("RELEASE {}", r.version())),
-        EventChange::PolicyWithdrawn(p) => (Mark::Removed, policy_text(p)),
-        EventChange::PolicyStated(p) => (Mark::Added, policy_text(p)),
-        other => (Mark::Changed, format!("{other:?}")),
     }
 }
 

@@ -1,15 +1,18 @@
 //! Errors of a root or a content store in a bucket, said for an operator:
-//! the store's own errors (`object_store`'s, over HTTP) name paths inside
-//! the bucket (`/main/.ledger/LEDGER`), can be a bare "builder error", and
-//! quote the server's XML answer whole. [`explained`] names each path by
-//! its URL again (`s3://journals/main/.ledger/LEDGER`), names the setting
-//! that is missing (`AWS_ALLOW_HTTP=true` for an `http://` endpoint), and
-//! replaces an XML answer by its code and message, with what to do about
-//! the usual ones (a missing bucket, refused credentials).
+//! the store's own errors name paths inside the bucket
+//! (`/main/.ledger/LEDGER`) and say what the service answered, but not
+//! what to do about it. [`explained`] names each path by its URL again
+//! (`s3://journals/main/.ledger/LEDGER`) and, from the
+//! [`BackendError`] the store's backend typed when it translated its
+//! client's error (its kind, the service's code and the bucket it named:
+//! no error text is read here), adds what to do about the usual ones: a
+//! missing bucket, refused credentials, a plain `http://` endpoint that
+//! needs `AWS_ALLOW_HTTP=true`.
 
 use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::error::{self, ErrorContext as _};
+use nenjim_journal_store::{BackendError, BackendErrorKind};
 
 use crate::address::locate;
 use crate::args::Command;
@@ -88,7 +91,7 @@ pub fn explained(error: CliError, addresses: &[&Path]) -> CliError {
     if stores.is_empty() {
         return CliError::Journal(journal);
     }
-    let message = explain_message(journal.message());
+    let message = explain_message(&journal);
     // The path inside a bucket, named by the URL of the store it is in (the
     // longest root that holds it; the first store otherwise).
     let path = journal.path().map(|path| {
@@ -121,66 +124,55 @@ pub fn explained(error: CliError, addresses: &[&Path]) -> CliError {
     CliError::Journal(said)
 }
 
-/// The message of a store's error, without its XML and with the setting to
-/// change.
-fn explain_message(message: &str) -> String {
-    let mut said = match message.find("<?xml").or_else(|| message.find("<Error>")) {
-        Some(start) => {
-            let before = message
-                .get(..start)
-                .unwrap_or_default()
-                .trim_end()
-                .trim_end_matches(':');
-            let xml = message.get(start..).unwrap_or_default();
-            let code = element(xml, "Code");
-            let text = element(xml, "Message");
-            let answer = match (&code, &text) {
-                (Some(code), Some(text)) => format!("{code}: {text}"),
-                (Some(code), None) => code.clone(),
-                (None, Some(text)) => text.clone(),
-                (None, None) => "an error without a code".to_owned(),
-            };
-            let bucket = element(xml, "BucketName").map_or_else(
+/// The message of `error`, with what to do about the backend error it
+/// says (see [`hint`]) right after the backend's own text: a note that
+/// followed a service's answer is left out, as the answer is what the
+/// hint is about.
+fn explain_message(error: &error::JournalError) -> String {
+    let message = error.message();
+    let Some(backend) = BackendError::find(error) else {
+        return message.to_owned();
+    };
+    // The hint belongs to this message only if the message says the
+    // backend's error (a loader's "found no Journal root here" does not).
+    let said = backend.message();
+    let Some(at) = message.find(said) else {
+        return message.to_owned();
+    };
+    let hint = hint(backend);
+    if backend.is_answered() {
+        let end = at + said.len();
+        format!("{}{hint}", message.get(..end).unwrap_or(message))
+    } else {
+        format!("{message}{hint}")
+    }
+}
+
+/// What to do about a backend error, by its kind: create the bucket the
+/// service said is missing, check the credentials it refused (both only
+/// when it answered so), or allow the plain `http://` endpoint that the
+/// client refused.
+fn hint(backend: &BackendError) -> String {
+    match backend.kind() {
+        BackendErrorKind::NoSuchContainer if backend.is_answered() => {
+            let bucket = backend.container().map_or_else(
                 || "the URL's bucket".to_owned(),
                 |b| format!("bucket `{b}`"),
             );
-            let hint = match code.as_deref() {
-                Some("NoSuchBucket") => {
-                    format!("; expected an existing bucket: create {bucket} first")
-                }
-                Some(
-                    "InvalidAccessKeyId" | "SignatureDoesNotMatch" | "AccessDenied"
-                    | "ExpiredToken",
-                ) => "; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the store's own credential settings)".to_owned(),
-                _ => String::new(),
-            };
-            format!("{before}; the server answered {answer}{hint}")
+            format!("; expected an existing bucket: create {bucket} first")
         }
-        None => message.to_owned(),
-    };
-    if said.contains("builder error")
-        && let Some(endpoint) = plain_http_endpoint()
-    {
-        said = format!(
-            "{said}; the endpoint AWS_ENDPOINT_URL={endpoint} is plain http://, which is refused unless AWS_ALLOW_HTTP=true is set"
-        );
+        BackendErrorKind::AccessDenied | BackendErrorKind::Unauthenticated
+            if backend.is_answered() =>
+        {
+            "; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the store's own credential settings)".to_owned()
+        }
+        BackendErrorKind::InvalidConfiguration => plain_http_endpoint().map_or_else(String::new, |endpoint| {
+            format!(
+                "; the endpoint AWS_ENDPOINT_URL={endpoint} is plain http://, which is refused unless AWS_ALLOW_HTTP=true is set"
+            )
+        }),
+        _ => String::new(),
     }
-    said
-}
-
-/// The text of the first `<name>…</name>` of `xml` (the text of a CDATA
-/// section, as some servers send a `Message`, without its markup).
-fn element(xml: &str, name: &str) -> Option<String> {
-    let open = format!("<{name}>");
-    let close = format!("</{name}>");
-    let start = xml.find(&open)? + open.len();
-    let length = xml.get(start..)?.find(&close)?;
-    let text = xml.get(start..start + length)?.trim();
-    let text = text
-        .strip_prefix("<![CDATA[")
-        .and_then(|t| t.strip_suffix("]]>"))
-        .unwrap_or(text);
-    Some(text.to_owned())
 }
 
 /// The S3 endpoint, if it is `http://` and plain HTTP is not allowed.
@@ -194,29 +186,49 @@ fn plain_http_endpoint() -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{element, explain_message};
+    use nenjim_journal_api::error::{self, ErrorContext as _};
+    use nenjim_journal_store::{BackendError, BackendErrorKind};
+
+    use super::explain_message;
+
+    fn carried(backend: BackendError, what: &str) -> error::JournalError {
+        error::io_error("/b/k", what, backend.into_io(std::io::ErrorKind::Other))
+    }
 
     #[test]
-    fn an_xml_answer_is_its_code_and_message() {
-        let raw = "cannot create: Error performing PUT http://h/b/k in 3ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>b</BucketName><RequestId>x</RequestId></Error>";
-        let said = explain_message(raw);
-        assert!(!said.contains('<'), "{said}");
-        assert!(
-            said.contains("the server answered NoSuchBucket: The specified bucket does not exist; expected an existing bucket: create bucket `b` first"),
-            "{said}"
-        );
-        assert_eq!(
-            element("<a><Code>X</Code></a>", "Code").as_deref(),
-            Some("X")
-        );
-        assert_eq!(element("<a></a>", "Code"), None);
-        assert_eq!(
-            element(
-                "<a><Message><![CDATA[The specified bucket does not exist]]></Message></a>",
-                "Message"
+    fn a_missing_bucket_says_to_create_it_after_the_answer() {
+        let backend = BackendError::new(BackendErrorKind::NoSuchContainer, "PUT: 404 Not Found")
+            .answered(
+                Some("NoSuchBucket".to_owned()),
+                Some("The specified bucket does not exist".to_owned()),
             )
-            .as_deref(),
-            Some("The specified bucket does not exist")
+            .with_container("b");
+        let journal = carried(backend, "cannot create").note("re-run it");
+        assert_eq!(
+            explain_message(&journal),
+            "cannot create: PUT: 404 Not Found; the server answered NoSuchBucket: The specified bucket does not exist; expected an existing bucket: create bucket `b` first"
         );
+    }
+
+    #[test]
+    fn refused_credentials_and_other_answers() {
+        let backend = BackendError::new(BackendErrorKind::Unauthenticated, "GET")
+            .answered(Some("InvalidAccessKeyId".to_owned()), None);
+        assert!(
+            explain_message(&carried(backend, "cannot read"))
+                .ends_with("the server answered InvalidAccessKeyId; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the store's own credential settings)")
+        );
+        // Without an answer (a HEAD has no body), no hint.
+        let backend = BackendError::new(BackendErrorKind::AccessDenied, "HEAD: 403");
+        assert_eq!(
+            explain_message(&carried(backend, "cannot read")),
+            "cannot read: HEAD: 403"
+        );
+        // A message that does not say the backend's error keeps its own.
+        let backend = BackendError::new(BackendErrorKind::NoSuchContainer, "GET")
+            .answered(Some("NoSuchBucket".to_owned()), None);
+        let journal = error::error(error::ErrorKind::RootMissing, "found no Journal root here")
+            .with_source(backend.into_io(std::io::ErrorKind::NotFound));
+        assert_eq!(explain_message(&journal), "found no Journal root here");
     }
 }

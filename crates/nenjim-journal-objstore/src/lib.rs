@@ -100,7 +100,7 @@ pub use address::{Address, parse_address, parse_address_with_env};
 pub use backend::{ObjectKind, ObjectRoot};
 pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};
 
-use crate::errors::{io_error, refused, too_large, version_of};
+use crate::errors::{io_error, refused, refused_without_object, too_large, version_of};
 use crate::keys::key;
 
 /// How many requests of each kind an [`ObjectFs`] made.
@@ -411,9 +411,7 @@ impl BlobStore for ObjectFs {
             // Exists: the writer compares what is there with what it sent.
             Err(error) => match self.get_if_exists(&key)? {
                 Some(_) => Ok(Created::Exists),
-                None if refused(&error) => Err(io::Error::other(format!(
-                    "the store refused to create {key} but holds no such object: {error}"
-                ))),
+                None if refused(&error) => Err(refused_without_object(key.as_ref(), error)),
                 None => Err(io_error(error)),
             },
         }

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use nenjim_journal_api::model::{JournalRevision, PolicyStatement};
+use nenjim_journal_api::model::JournalRevision;
 
 use crate::header::FORMAT_VALUE;
 
@@ -55,21 +55,9 @@ fn write_revision(out: &mut String, revision: &JournalRevision) -> std::fmt::Res
     if !revision.policy().is_empty() {
         writeln!(out)?;
     }
+    // A statement's line is its `Display` (the one the command prints).
     for statement in revision.policy() {
-        match statement {
-            PolicyStatement::Yank {
-                requirement,
-                reason,
-            } => writeln!(out, "YANK {requirement} {reason}")?,
-            PolicyStatement::Deprecate {
-                requirement,
-                reason,
-            } => writeln!(out, "DEPRECATE {requirement} {reason}")?,
-            PolicyStatement::Recommend { version } => writeln!(out, "RECOMMEND {version}")?,
-            // A statement this version of the format does not know cannot
-            // have come from a text; write nothing rather than guess.
-            _ => {}
-        }
+        writeln!(out, "{statement}")?;
     }
     Ok(())
 }

@@ -28,10 +28,16 @@
 //! NATS JetStream stream) implements the ledger and lease traits directly.
 //! The loader (`nenjim-journal-fs`) and the writer (`nenjim-journal-writer`)
 //! take these traits, never a backend.
+//!
+//! A backend translates its client's errors once, into a [`BackendError`]
+//! (a kind, the service's code and message, the bucket it named) carried
+//! inside the io error it returns; a caller finds it again in any error's
+//! source chain with [`BackendError::find`] instead of reading text.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod backend;
+mod backend_error;
 mod blob;
 pub mod content;
 mod file_system;
@@ -39,6 +45,7 @@ pub mod lease;
 pub mod ledger;
 mod local;
 
+pub use backend_error::{BackendError, BackendErrorKind};
 pub use blob::{BUFFER_BYTES, BlobStore, Created, Store, Version, measure};
 pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use local::{LOCK_SUFFIX, TMP_PREFIX};

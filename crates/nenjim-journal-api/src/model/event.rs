@@ -31,6 +31,13 @@ use crate::valuetypes::{ArtifactCoordinate, Description, InformationUri, Journal
 /// One change an accepted revision made to its artifact's worldview.
 ///
 /// Cheap to clone: the values it carries are shared handles.
+///
+/// `Display` is the event's line as `nenjim-journal events` prints it: the
+/// sequence, the Journal version, the coordinate and the [change](EventChange),
+/// two spaces apart (`7  20261129T101530Z  left-pad  + RELEASE 1.1.0`). The
+/// command aligns the columns of a listing (the sequence to the right, the
+/// coordinate to the left) and may paint the coordinate and the mark; the
+/// text is this.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JournalEvent {
     sequence: u64,
@@ -73,6 +80,16 @@ impl JournalEvent {
     }
 }
 
+impl fmt::Display for JournalEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}  {}  {}  {}",
+            self.sequence, self.journal_version, self.coordinate, self.change
+        )
+    }
+}
+
 /// What one event changed.
 ///
 /// The events of one revision come in the order of the variants:
@@ -83,6 +100,25 @@ impl JournalEvent {
 /// revision, in the predecessor's order; `PolicyStated`, statements absent
 /// from the predecessor, in text order (a genesis states all of its own). A
 /// successor that changes nothing yields no event.
+///
+/// `Display` is the change as the `nenjim-journal` command prints it: its
+/// [mark](Self::mark), a space and what changed, in the tokens of the
+/// revision text: `* created`, `~ DESCRIPTION "…"`, `~ INFORMATION <uri>`
+/// (`~ INFORMATION (none)` when removed), `+ RELEASE 1.1.0`, and a policy
+/// statement's line ([`PolicyStatement`]'s `Display`) after `+` when stated
+/// or `-` when withdrawn. The alternate form (`{:#}`) leaves the mark out.
+///
+/// ```
+/// use nenjim_journal_api::model::{EventChange, PolicyStatement};
+///
+/// let stated = EventChange::PolicyStated(PolicyStatement::Recommend { version: "1.1.0".parse()? });
+/// assert_eq!(stated.to_string(), "+ RECOMMEND 1.1.0");
+/// assert_eq!(format!("{stated:#}"), "RECOMMEND 1.1.0");
+/// assert_eq!(stated.mark(), '+');
+/// assert_eq!(EventChange::InformationChanged(None).to_string(), "~ INFORMATION (none)");
+/// assert_eq!(EventChange::ArtifactCreated.to_string(), "* created");
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventChange {
@@ -101,6 +137,42 @@ pub enum EventChange {
     /// A policy statement that the predecessor did not state (every statement
     /// of a genesis).
     PolicyStated(PolicyStatement),
+}
+
+impl EventChange {
+    /// The mark of the change, as the command prints it before the change:
+    /// `*` created, `~` a header value changed, `+` a release published or
+    /// a statement stated, `-` a statement withdrawn.
+    pub fn mark(&self) -> char {
+        match self {
+            EventChange::ArtifactCreated => '*',
+            EventChange::DescriptionChanged(_) | EventChange::InformationChanged(_) => '~',
+            EventChange::ReleasePublished(_) | EventChange::PolicyStated(_) => '+',
+            EventChange::PolicyWithdrawn(_) => '-',
+        }
+    }
+}
+
+impl fmt::Display for EventChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            write!(f, "{} ", self.mark())?;
+        }
+        match self {
+            EventChange::ArtifactCreated => f.write_str("created"),
+            EventChange::DescriptionChanged(description) => {
+                write!(f, "DESCRIPTION {description}")
+            }
+            EventChange::InformationChanged(Some(information)) => {
+                write!(f, "INFORMATION {information}")
+            }
+            EventChange::InformationChanged(None) => f.write_str("INFORMATION (none)"),
+            EventChange::ReleasePublished(release) => write!(f, "RELEASE {}", release.version()),
+            EventChange::PolicyWithdrawn(statement) | EventChange::PolicyStated(statement) => {
+                write!(f, "{statement}")
+            }
+        }
+    }
 }
 
 /// A cursor over replayed events, in ascending sequence order and, within

@@ -1,9 +1,28 @@
 //! Policy (section 5): the statements of a revision and the context they
 //! give each release.
 
+use std::fmt;
+
 use crate::valuetypes::{Description, ReleaseVersion, VersionRequirement};
 
 /// A policy statement of a revision (section 5).
+///
+/// `Display` is the statement's line, as a revision writes it and the
+/// `nenjim-journal` command prints it: the keyword, then each token in its
+/// own `Display` (a reason quoted and escaped).
+///
+/// ```
+/// use nenjim_journal_api::model::PolicyStatement;
+///
+/// let yank = PolicyStatement::Yank {
+///     requirement: "[1.0.0,2.0.0)".parse()?,
+///     reason: r#""broken on 32-bit""#.parse()?,
+/// };
+/// assert_eq!(yank.to_string(), r#"YANK [1.0.0,2.0.0) "broken on 32-bit""#);
+/// let recommend = PolicyStatement::Recommend { version: "1.2.0".parse()? };
+/// assert_eq!(recommend.to_string(), "RECOMMEND 1.2.0");
+/// # Ok::<(), nenjim_journal_api::error::JournalError>(())
+/// ```
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PolicyStatement {
@@ -45,6 +64,22 @@ impl PolicyStatement {
             PolicyStatement::Yank { requirement, .. }
             | PolicyStatement::Deprecate { requirement, .. } => Some(requirement),
             PolicyStatement::Recommend { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for PolicyStatement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyStatement::Yank {
+                requirement,
+                reason,
+            } => write!(f, "YANK {requirement} {reason}"),
+            PolicyStatement::Deprecate {
+                requirement,
+                reason,
+            } => write!(f, "DEPRECATE {requirement} {reason}"),
+            PolicyStatement::Recommend { version } => write!(f, "RECOMMEND {version}"),
         }
     }
 }

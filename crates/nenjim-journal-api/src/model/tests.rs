@@ -307,3 +307,110 @@ fn sharing_pairs_releases_by_version_around_inserted_and_missing_ones() {
     assert!(shares_values(&old[3], &new[3])); // 2.0.0, after the missing 1.2.0
     assert!(old.iter().all(|o| !shares_values(o, &new[4]))); // 3.0.0, new
 }
+
+#[test]
+fn policy_statements_display_as_their_lines_and_read_back() {
+    let cases = [
+        (
+            yank("[1.0.0,2.0.0)", "broken"),
+            r#"YANK [1.0.0,2.0.0) "broken""#,
+        ),
+        (
+            PolicyStatement::Deprecate {
+                requirement: "1.0.1".parse().unwrap(),
+                reason: r#""say \"no\" \\ please""#.parse().unwrap(),
+            },
+            r#"DEPRECATE 1.0.1 "say \"no\" \\ please""#,
+        ),
+        (
+            PolicyStatement::Recommend {
+                version: "1.1.0".parse().unwrap(),
+            },
+            "RECOMMEND 1.1.0",
+        ),
+    ];
+    for (statement, line) in cases {
+        assert_eq!(statement.to_string(), line);
+        // Round trip: the tokens of the line are the statement's values.
+        let (keyword, rest) = line.split_once(' ').unwrap();
+        let back = match keyword {
+            "RECOMMEND" => PolicyStatement::Recommend {
+                version: rest.parse().unwrap(),
+            },
+            _ => {
+                let (requirement, reason) = rest.split_once(' ').unwrap();
+                let requirement = requirement.parse().unwrap();
+                let reason = reason.parse().unwrap();
+                if keyword == "YANK" {
+                    PolicyStatement::Yank {
+                        requirement,
+                        reason,
+                    }
+                } else {
+                    PolicyStatement::Deprecate {
+                        requirement,
+                        reason,
+                    }
+                }
+            }
+        };
+        assert_eq!(back, statement, "{line}");
+    }
+}
+
+#[test]
+fn events_and_their_changes_display_as_the_command_prints_them() {
+    let coordinate: ArtifactCoordinate = "left-pad".parse().unwrap();
+    let cases = [
+        (EventChange::ArtifactCreated, '*', "created"),
+        (
+            EventChange::DescriptionChanged(Description::new("pads \"strings\"").unwrap()),
+            '~',
+            r#"DESCRIPTION "pads \"strings\"""#,
+        ),
+        (
+            EventChange::InformationChanged(Some(
+                "https://example.org/left-pad"
+                    .parse::<InformationUri>()
+                    .unwrap(),
+            )),
+            '~',
+            "INFORMATION https://example.org/left-pad",
+        ),
+        (
+            EventChange::InformationChanged(None),
+            '~',
+            "INFORMATION (none)",
+        ),
+        (
+            EventChange::ReleasePublished(release(&coordinate, "1.1.0")),
+            '+',
+            "RELEASE 1.1.0",
+        ),
+        (
+            EventChange::PolicyWithdrawn(yank("1.0.0", "broken")),
+            '-',
+            r#"YANK 1.0.0 "broken""#,
+        ),
+        (
+            EventChange::PolicyStated(yank("*", "gone")),
+            '+',
+            r#"YANK * "gone""#,
+        ),
+    ];
+    for (change, mark, text) in cases {
+        assert_eq!(change.mark(), mark, "{text}");
+        assert_eq!(format!("{change:#}"), text);
+        assert_eq!(change.to_string(), format!("{mark} {text}"));
+        let event = super::build::event(
+            7,
+            coordinate.clone(),
+            "20261129T101530Z".parse().unwrap(),
+            change,
+        );
+        assert_eq!(
+            event.to_string(),
+            format!("7  20261129T101530Z  left-pad  {mark} {text}")
+        );
+    }
+}

@@ -11,7 +11,7 @@ use super::{revisions_of, select};
 use crate::args::DiffArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{PolicyJson, RevisionRefJson, path_text, policy_text};
+use crate::report::{PolicyJson, RevisionRefJson, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document.
@@ -156,10 +156,10 @@ fn text(d: &DiffDocument, from: &JournalRevision, to: &JournalRevision, ui: &Ui)
         ));
     }
     for s in from.policy().iter().filter(|s| !to.policy().contains(s)) {
-        text.push_str(&format!("{minus} {}\n", policy_text(s)));
+        text.push_str(&format!("{minus} {s}\n"));
     }
     for s in to.policy().iter().filter(|s| !from.policy().contains(s)) {
-        text.push_str(&format!("{plus} {}\n", policy_text(s)));
+        text.push_str(&format!("{plus} {s}\n"));
     }
     if !d.changed {
         text.push_str("no change\n");

@@ -33,7 +33,7 @@ use crate::args::{EventFormat, EventKind, EventsArgs};
 use crate::atom;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{EventJson, Mark, change_text};
+use crate::report::EventJson;
 use crate::ui::{Paint, Ui};
 
 /// How many events an Atom feed holds unless `--limit` says otherwise.
@@ -357,15 +357,18 @@ fn line(
     ))
 }
 
-/// `+ RELEASE 1.0.0`, with the mark painted for stdout.
+/// `+ RELEASE 1.0.0`: the change's `Display`, with its mark painted for
+/// stdout (created, published or stated good; withdrawn a warning; a
+/// changed header value strong).
 pub fn marked(change: &EventChange, ui: &Ui) -> String {
-    let (mark, text) = change_text(change);
-    let paint = match mark {
-        Mark::Created | Mark::Added => Paint::Good,
-        Mark::Removed => Paint::Warn,
-        Mark::Changed => Paint::Strong,
+    let paint = match change {
+        EventChange::ArtifactCreated
+        | EventChange::ReleasePublished(_)
+        | EventChange::PolicyStated(_) => Paint::Good,
+        EventChange::PolicyWithdrawn(_) => Paint::Warn,
+        _ => Paint::Strong,
     };
-    format!("{} {text}", ui.out(paint, mark.symbol()))
+    format!("{} {change:#}", ui.out(paint, &change.mark().to_string()))
 }
 
 /// Stdout in chunks: a long feed is never held whole.

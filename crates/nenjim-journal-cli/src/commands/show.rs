@@ -13,7 +13,7 @@ use super::{revisions_of, select};
 use crate::args::ShowArgs;
 use crate::failure::{CliError, Status};
 use crate::load::load;
-use crate::report::{ReleaseJson, RevisionJson, RevisionRefJson, path_text, policy_text};
+use crate::report::{ReleaseJson, RevisionJson, RevisionRefJson, path_text};
 use crate::ui::{Paint, Ui};
 
 /// The `--json` document of a worldview.
@@ -136,7 +136,7 @@ fn revision_text(ui: &Ui, revision: &JournalRevision) -> String {
     }
     let _ = writeln!(text, "policy       {}", revision.policy().len());
     for statement in revision.policy() {
-        let _ = writeln!(text, "  {}", policy_text(statement));
+        let _ = writeln!(text, "  {statement}");
     }
     text
 }
