@@ -1,66 +1,8 @@
-//! The `nenjim-journal` command: check, inspect, author, publish and verify Journal roots.
-//!
-//! # Brief overview
-//!
-//! `main` parses the arguments ([`args::Cli`]), hands the chosen subcommand
-//! to its module under [`commands`], and turns the outcome into an exit code
-//! ([`failure::Status`]): 0 when everything is valid, 1 when the journal or
-//! the content is invalid, 2 for a usage or I/O problem, 75 for a write
-//! refused for now (the lease is held, the tip moved: retry later), 130
-//! for a writing command stopped by SIGINT or SIGTERM ([`interrupt`]). Results go to
-//! stdout (text, or one JSON document with `--json`, see [`report`]);
-//! errors and progress go to stderr ([`ui::Ui`]).
-//!
-//! Every read goes through the reference Journal
-//! (`nenjim_journal_ref::JournalAssembly`) and the public API
-//! (`nenjim_journal_api`), so the command sees a root exactly as a service
-//! that calls `start()` does; `lint` and `successor` use the parser alone.
-//! Every write (`init`, `append`, `create`, `release`, `yank`, `deprecate`,
-//! `recommend`) goes through the root's one writer,
-//! `nenjim_journal_writer::FsJournalWriter` (its lease and ledger), see
-//! `commands/publish.rs`; `put-blob` and `successor -o` create new files
-//! only, through the storage seam's create-if-absent
-//! (`BlobStore::put_by_digest` and `BlobStore::put_if_absent` of
-//! `nenjim_journal_store`).
+//! The `nenjim-journal` command (see the library, `nenjim_journal_cli::run`).
 #![forbid(unsafe_code)]
-
-mod address;
-mod args;
-mod atom;
-mod cache;
-mod commands;
-mod diagnose;
-mod failure;
-mod interrupt;
-mod load;
-mod report;
-mod store_errors;
-mod ui;
-mod warnings;
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
-    ui::show_tracing(cli.verbose);
-    let ui = ui::Ui::from_environment(cli.color, cli.quiet, !cli.no_pager);
-    let status = match commands::run(&cli.command, &ui) {
-        Ok(status) => status,
-        Err(error) => {
-            let recorded = store_errors::recorded(&cli.command);
-            let mut addresses = store_errors::addresses(&cli.command);
-            addresses.extend(recorded.as_deref());
-            let error = store_errors::explained(error, &addresses);
-            let json = match &cli.command {
-                args::Command::Events(_) if cli.command.json() => ui::Json::Lines,
-                command if command.json() => ui::Json::Document,
-                _ => ui::Json::None,
-            };
-            ui.report_failure(cli.command.name(), json, &error);
-            error.status()
-        }
-    };
-    ExitCode::from(status.code())
+    ExitCode::from(nenjim_journal_cli::run(std::env::args_os()))
 }

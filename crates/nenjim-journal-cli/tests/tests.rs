@@ -28,5 +28,6 @@ mod publish;
 mod s3;
 mod s3_verifiable;
 mod takeover;
+mod testmem;
 mod tls;
 mod verifiable;
