@@ -1,5 +1,6 @@
-//! Audit against the reference implementation: the same signed note
-//! through Go's `golang.org/x/mod/sumdb/note.Open` (`tests/go/audit.go`)
+//! Go's verdicts on signed notes (this file was `audit.rs`, the audit
+//! against the reference implementation): the same signed note
+//! through Go's `golang.org/x/mod/sumdb/note.Open` (`tests/go/note_verdict.go`)
 //! and this crate's `Note::parse` / `Checkpoint::open` must get the same
 //! verdict. Fails, never skips, without Go and Debian's x/mod sources (see
 //! `interop_go.rs`).
@@ -17,9 +18,9 @@ use nenjim_journal_tlog::note::{Algorithm, Note, SignerKey};
 /// `reject …`.
 fn go_open(dir: &Path, vkey: &str, note: &[u8]) -> String {
     let binary = nenjim_journal_testkit::go::build(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/audit.go"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/note_verdict.go"),
         dir,
-        "audit",
+        "note_verdict",
         "golang.org/x/mod/sumdb/note/note.go",
     );
     let file = dir.join("note");

@@ -1,11 +1,10 @@
-// The reference side of tests/audit.rs: Go's golang.org/x/mod/sumdb/note
-// gives its verdict on a signed note the Rust side wrote.
+// The reference side of tests/go_note_verdicts.rs: Go's
+// golang.org/x/mod/sumdb/note gives its verdict on a signed note the Rust side wrote.
 //
-//	audit open <verifier key> <note file>   note.Open the note with the one
-//	                                        verifier key; print "accept" and
-//	                                        the verified and unverified
-//	                                        signature counts, or "reject"
-//	                                        and Go's error
+//	note_verdict open <verifier key> <note file>
+//		note.Open the note with the one verifier key; print "accept" and
+//		the verified and unverified signature counts, or "reject" and
+//		Go's error
 //
 // Build with GO111MODULE=off GOPATH=/usr/share/gocode (Debian's
 // golang-golang-x-mod-dev); no network.
@@ -20,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) != 4 || os.Args[1] != "open" {
-		fmt.Fprintln(os.Stderr, "usage: audit open <verifier key> <note file>")
+		fmt.Fprintln(os.Stderr, "usage: note_verdict open <verifier key> <note file>")
 		os.Exit(2)
 	}
 	verifier, err := note.NewVerifier(os.Args[2])
