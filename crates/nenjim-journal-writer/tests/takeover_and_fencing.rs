@@ -1,4 +1,5 @@
-//! The audit of the writer (session 28). A finding, a test that failed
+//! Takeovers and fencing at their edges, from the audit of the writer
+//! (session 28; this file was `audit.rs`). A finding, a test that failed
 //! before its fix: a lease file whose epoch cannot grow (its holder
 //! expired, so the next writer takes it over at the next epoch) is
 //! refused with a located error, never a panic, and writes nothing. Two
