@@ -1,4 +1,5 @@
-//! Findings of the audit of the reference Journal (session 28), each a
+//! Stopping ends follow cursors: findings of the audit of the reference
+//! Journal (session 28; this file was `audit.rs`), each a
 //! test that failed before its fix: stopping the Journal ends a follow
 //! cursor with `Stopped` even while it still holds a backlog or items
 //! of a revision it read (docs/api.md, "Following": "Stopping the Journal
