@@ -1,4 +1,5 @@
-//! The correctness audit's cases: a lease replacement whose put failed
+//! Replacements and listings, the correctness audit's cases (this file
+//! was `audit.rs`): a lease replacement whose put failed
 //! before it reached the store, and S3 "folder" marker objects (a key
 //! ending in `/`, which consoles and other tools create) in a root.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
