@@ -3,8 +3,8 @@
 //!
 //! One format, as in Go's package, in three files: this one holds what
 //! the key strings and the note text share (the key type, the key ID,
-//! key names, the error and column helpers); [`key`] the two key strings
-//! (verifier and signer) and their parsing; [`text`] the note text, its
+//! key names, the error and column helpers); `key.rs` the two key strings
+//! (verifier and signer) and their parsing; `text.rs` the note text, its
 //! signature lines, signing and verifying.
 //!
 //! - A verifier key is `<name>+<hash>+<base64(type ‖ public key)>`, a
