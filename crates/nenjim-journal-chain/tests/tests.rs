@@ -2,7 +2,7 @@
 //! instead of one per file; `autotests = false` in `Cargo.toml`): each
 //! file of `tests/` is a module.
 
-mod audit;
+mod edges;
 mod events;
 mod hardening_fuzz;
 mod hardening_regressions;

@@ -2,7 +2,6 @@
 //! instead of one per file; `autotests = false` in `Cargo.toml`): each
 //! file of `tests/` is a module.
 
-mod audit;
 mod events;
 mod follow;
 mod hardening_faults;
@@ -10,3 +9,4 @@ mod hardening_hostile;
 mod hardening_stress;
 mod scenarios;
 mod signed;
+mod stop_ends_follow_cursors;

@@ -391,7 +391,7 @@ proptest! {
         // One flipped byte of the signed note is refused. (Not the last
         // base64 character, `len - 3`: its low bits are unused, so a flip
         // there may spell the same signature, which Go's note.Open
-        // accepts too; see tests/audit.rs.)
+        // accepts too; see tests/go_note_verdicts.rs.)
         let bytes = signed.as_bytes();
         for at in [0, bytes.len() / 2, bytes.len() - 4] {
             let mut bad = bytes.to_vec();

@@ -3,8 +3,8 @@
 //! file of `tests/` is a module.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod audit;
 mod formats;
+mod go_note_verdicts;
 mod hardening_fuzz;
 mod interop_go;
 mod proofs;

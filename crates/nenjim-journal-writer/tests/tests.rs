@@ -1,6 +1,7 @@
 //! The writer's integration tests, in one test binary (every other file of
 //! `tests/` a module of it): `writer` (the append path end to end, with the
-//! children it runs of this same binary), `errors` (what its errors keep),
+//! children it runs of this same binary; its `lease` and `loader`),
+//! `errors` (what its errors keep),
 //! `batch` (batched appends: order, a refused text, a writer killed
 //! during batches), `batch_state` (the state a batch leaves, its parallel
 //! parse), `fence_to` (the fences a root copy keeps its source's
@@ -9,12 +10,12 @@
 //! checkpoint and tiles after every commit, writers without the key
 //! refused, a writer killed at random instants), `interop_go` (Go's
 //! sumdb/note and tlog check a checkpoint and tiles this writer wrote)
-//! `audit` (the findings and probes of the writer's audit) and `traced`
+//! `takeover_and_fencing` (the findings and probes of the writer's audit: a
+//! lease at its last epoch, fenced and interrupted batches) and `traced`
 //! (the tracing events of a takeover, appends, a start and a refresh);
 //! the testkit's `killed` runs the kill rounds of `writer`, `batch` and
 //! `signing`.
 
-mod audit;
 mod batch;
 mod batch_state;
 mod errors;
@@ -22,5 +23,6 @@ mod fault_walk;
 mod fence_to;
 mod interop_go;
 mod signing;
+mod takeover_and_fencing;
 mod traced;
 mod writer;

@@ -1,5 +1,5 @@
-// The reference side of tests/verifiable.rs: Go's golang.org/x/mod/sumdb
-// checks a `nenjim-journal prove --json` document.
+// The reference side of tests/verifiable/prove_witness.rs: Go's
+// golang.org/x/mod/sumdb checks a `nenjim-journal prove --json` document.
 //
 //	checkrecord <checkpoint file> <verifier key> <proof.json>
 //

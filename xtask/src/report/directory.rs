@@ -1,0 +1,430 @@
+//! The rows and sizes of the benches on a directory root: P1 (ingest) to
+//! P9, and P12 (signed roots).
+
+use super::*;
+
+/// Pushes the rows and sizes of P1 to P9 and P12 (in the report's order).
+pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
+    if let Some(p1) = result(t, "p1_ingest") {
+        sizes.push(format!(
+            "P1: one revision of {} releases, {} bytes",
+            p1["releases"], p1["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "parse + ChainState::ingest_revision (validate + SHA-256) vs SHA-256 alone",
+        "p1_ingest/ingest",
+        "p1_ingest/sha256_floor",
+        Target::AtMost(2.5),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "parse alone vs SHA-256 alone",
+        "p1_ingest/parse",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "split into lines and tokens, each token looked up in a table (no value built, no rule checked) vs SHA-256 alone",
+        "p1_ingest/split_and_look_up",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "the look-ups alone: each token of the text (split before timing) looked up in that table vs SHA-256 alone",
+        "p1_ingest/look_up",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1 ingest",
+        "build the same revision again from its values through the api builders (no text read, nothing hashed) vs SHA-256 alone",
+        "p1_ingest/build_model",
+        "p1_ingest/sha256_floor",
+        Target::None,
+    ));
+    if let Some(p1) = result(t, "p1_ingest") {
+        // Linear time: the parse of the large revision against the parse of
+        // one with a tenth of its releases, in the same run, against the
+        // ratio of their sizes (generous bounds: a ratio, never a clock).
+        let (bytes, small) = (p1["bytes"].as_f64(), p1["small_bytes"].as_f64());
+        if let (Some(bytes), Some(small)) = (bytes, small) {
+            let factor = bytes / small.max(1.0);
+            rows.push(ratio_row(
+                t,
+                "P1 ingest",
+                &format!(
+                    "growth: parse of {} releases vs of {} (ideal {factor:.1}x, the size ratio)",
+                    p1["releases"], p1["small_releases"]
+                ),
+                "p1_ingest/parse",
+                "p1_ingest/parse_tenth",
+                Target::Within(factor / 2.0, factor * 2.0),
+            ));
+        }
+    }
+
+    if let Some(p2) = result(t, "p2_peer") {
+        sizes.push(format!(
+            "P2: the same worldview, {} bytes of Journal text vs {} bytes of JSON lines ({} releases)",
+            p2["journal_bytes"], p2["json_bytes"], p2["releases"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P2 peer",
+        "parser::parse vs serde_json into typed index structs",
+        "p2_peer/journal_parse",
+        "p2_peer/serde_json_index",
+        // Issue 15's target (the first one was 1x).
+        Target::AtMost(0.5),
+    ));
+
+    let p3 = result(t, "p3_start");
+    let p3_files: Vec<u64> = p3
+        .as_ref()
+        .and_then(|v| v["sizes"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s["files"].as_u64())
+        .collect();
+    if let Some(p3) = &p3 {
+        for s in p3["sizes"].as_array().cloned().unwrap_or_default() {
+            sizes.push(format!(
+                "P3: {} files, {} artifacts, {} bytes; floor on {} threads",
+                s["files"], s["artifacts"], s["bytes"], p3["cores"]
+            ));
+        }
+    }
+    let largest = p3_files.iter().copied().max();
+    for &n in &p3_files {
+        // The issue's target (<= 1.5x) is for the large root; smaller sizes
+        // are reported for the growth check.
+        let goal = if Some(n) == largest {
+            Target::AtMost(1.5)
+        } else {
+            Target::None
+        };
+        rows.push(ratio_row(
+            t,
+            "P3 start",
+            &format!("start() vs read+hash floor, {n} files"),
+            &format!("p3_start/start/{n}"),
+            &format!("p3_start/floor/{n}"),
+            goal,
+        ));
+    }
+    if let [small, large] = p3_files[..] {
+        let factor = large as f64 / small.max(1) as f64;
+        let mut row = ratio_row(
+            t,
+            "P3 start",
+            &format!("growth: start() at {large} files vs at {small} files (ideal {factor:.1}x)"),
+            &format!("p3_start/start/{large}"),
+            &format!("p3_start/start/{small}"),
+            Target::Within(factor / 1.2, factor * 1.2),
+        );
+        if large < 100_000 {
+            row.detail
+                .push_str(" (not the issue's 10k vs 100k: NENJIM_BENCH_FILES was smaller)");
+        }
+        rows.push(row);
+    }
+
+    let p4 = result(t, "p4_memory");
+    if let Some(p4) = &p4 {
+        sizes.push(format!(
+            "P4: {} files, {} bytes of journals",
+            p4["files"], p4["journal_bytes"]
+        ));
+    }
+    let p4_row = |key: &str, what: &str, goal: Target| Row {
+        bench: "P4 memory".to_owned(),
+        what: what.to_owned(),
+        ratio: p4.as_ref().and_then(|v| v[key].as_f64()),
+        target: goal,
+        detail: p4.as_ref().map_or_else(String::new, |v| {
+            format!(
+                "VmHWM {} B, VmRSS before start {} B, after {} B, journals {} B",
+                v["vm_hwm_after"], v["vm_rss_before"], v["vm_rss_after"], v["journal_bytes"]
+            )
+        }),
+    };
+    rows.push(p4_row(
+        "ratio_peak",
+        "peak RSS (VmHWM) after start() vs journal bytes",
+        Target::AtMost(0.5),
+    ));
+    rows.push(p4_row(
+        "ratio_peak_minus_baseline",
+        "peak RSS minus the RSS before start() vs journal bytes",
+        Target::None,
+    ));
+    rows.push(p4_row(
+        "ratio_retained",
+        "RSS after start() (retained) vs journal bytes",
+        Target::None,
+    ));
+
+    if let Some(p5) = result(t, "p5_queries") {
+        sizes.push(format!(
+            "P5: chains of {} and {} revisions in one started Journal",
+            p5["short"], p5["long"]
+        ));
+        let (short, long) = (
+            p5["short"].as_u64().unwrap_or(1),
+            p5["long"].as_u64().unwrap_or(1),
+        );
+        // Issue 15 asks `revision_as_of` within 1.5x (with margin); the
+        // other two keep the first target, 2x.
+        for (q, most) in [("latest", 2.0), ("revision_as_of", 1.5), ("release", 2.0)] {
+            rows.push(ratio_row(
+                t,
+                "P5 queries",
+                &format!("{q} on {long} revisions vs on {short}"),
+                &format!("p5_queries/{q}/{long}"),
+                &format!("p5_queries/{q}/{short}"),
+                Target::Within(0.5, most),
+            ));
+        }
+    }
+
+    if let Some(p6) = result(t, "p6_refresh") {
+        sizes.push(format!(
+            "P6: {} unchanged files, {} bytes; floor on {} threads",
+            p6["files"], p6["bytes"], p6["cores"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P6 refresh",
+        "refresh() of an unchanged root vs read+hash floor",
+        "p6_refresh/refresh",
+        "p6_refresh/floor",
+        Target::AtMost(1.2),
+    ));
+
+    if let Some(p7) = result(t, "p7_million") {
+        sizes.push(format!(
+            "P7: {} files, {} artifacts, {} bytes (growth against {} files); floor on {} threads; median of {} runs each",
+            p7["files"], p7["artifacts"], p7["bytes"], p7["small_files"], p7["cores"], p7["runs"]
+        ));
+        let secs = |v: &Value| v.as_f64().map_or("-".to_owned(), time);
+        for r in p7["roots"].as_array().cloned().unwrap_or_default() {
+            let name = r["name"].as_str().unwrap_or("?").to_owned();
+            let bench = format!("P7 million ({name})");
+            if let Some(error) = r["error"].as_str() {
+                rows.push(Row {
+                    bench,
+                    what: "start(), peak RSS and refresh (not measured)".to_owned(),
+                    ratio: None,
+                    target: Target::AtMost(1.5),
+                    detail: format!(
+                        "the root could not be made: {}",
+                        error.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                });
+                continue;
+            }
+            let ratio = |a: &str, b: &str| match (r[a].as_f64(), r[b].as_f64()) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            };
+            rows.push(Row {
+                bench: bench.clone(),
+                what: format!("start() vs read+hash floor, {} files", p7["files"]),
+                ratio: ratio("start_ns", "floor_ns"),
+                target: Target::AtMost(1.5),
+                detail: format!(
+                    "start {} / floor {}",
+                    secs(&r["start_ns"]),
+                    secs(&r["floor_ns"])
+                ),
+            });
+            if name == "plain" {
+                let growth = match (r["start_ns"].as_f64(), p7["small_start_ns"].as_f64()) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                rows.push(Row {
+                    bench: bench.clone(),
+                    what: format!(
+                        "growth: start() at {} files vs at {} files (ideal 10x)",
+                        p7["files"], p7["small_files"]
+                    ),
+                    ratio: growth,
+                    target: Target::Within(9.0, 11.0),
+                    detail: format!(
+                        "start {} / start {}",
+                        secs(&r["start_ns"]),
+                        secs(&p7["small_start_ns"])
+                    ),
+                });
+                // What the machine does to any reader of ten times the
+                // files: start()'s growth is judged beside it.
+                let floor_growth = match (r["floor_ns"].as_f64(), p7["small_floor_ns"].as_f64()) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                rows.push(Row {
+                    bench: bench.clone(),
+                    what: format!(
+                        "growth of the read+hash floor itself, {} files vs {} files",
+                        p7["files"], p7["small_files"]
+                    ),
+                    ratio: floor_growth,
+                    target: Target::None,
+                    detail: format!(
+                        "floor {} / floor {}",
+                        secs(&r["floor_ns"]),
+                        secs(&p7["small_floor_ns"])
+                    ),
+                });
+            }
+            let m = &r["rss"];
+            rows.push(Row {
+                bench: bench.clone(),
+                what: "peak RSS (VmHWM) after start() vs journal bytes".to_owned(),
+                ratio: m["ratio_peak"].as_f64(),
+                target: Target::AtMost(0.5),
+                detail: format!(
+                    "VmHWM {} B, VmRSS after {} B, journals {} B",
+                    m["vm_hwm_after"], m["vm_rss_after"], m["journal_bytes"]
+                ),
+            });
+            rows.push(Row {
+                bench,
+                what: "refresh() of the unchanged root vs read+hash floor".to_owned(),
+                ratio: ratio("refresh_ns", "floor_ns"),
+                target: Target::AtMost(1.2),
+                detail: format!(
+                    "refresh {} / floor {}",
+                    secs(&r["refresh_ns"]),
+                    secs(&r["floor_ns"])
+                ),
+            });
+        }
+    }
+
+    if let Some(p9) = result(t, "p9_events") {
+        sizes.push(format!(
+            "P9: {} revisions of the large root, {} events",
+            p9["revisions"], p9["events"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P9 events",
+        "replay_events drained (every event, from 0) vs start() of the same root (restated by issue 24)",
+        "p9_events/events",
+        "p9_events/start",
+        Target::AtMost(0.05),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P9 events",
+        "replay_events drained vs replay drained (every revision, from 0): the old measure",
+        "p9_events/events",
+        "p9_events/revisions",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P9 events",
+        "replay_events, reading each change, vs replay, reading each release and statement",
+        "p9_events/events_read",
+        "p9_events/revisions_read",
+        Target::None,
+    ));
+
+    if let Some(p8) = result(t, "p8_append") {
+        sizes.push(format!(
+            "P8: appends of a {}-byte revision; start of the P3/P6 root with and without a ledger",
+            p8["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P8 append",
+        "FsJournalWriter::append of a 10 kB revision vs its durability points (temporary file, sync, link, sync of its directory, ledger entry, sync of the entry's directory; restated by issue 24)",
+        "p8_append/append",
+        "p8_append/floor",
+        Target::AtMost(1.2),
+    ));
+    let batch = result(t, "p8_batch").and_then(|p8b| p8b["batch"].as_f64());
+    if let Some(size) = batch {
+        sizes.push(format!(
+            "P8b: batches of {size} revisions of 10 kB, each of a new artifact"
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P8b batch",
+        "FsJournalWriter::append_batch of a batch vs the same files and entries with one barrier",
+        "p8_batch/batch",
+        "p8_batch/floor",
+        Target::AtMost(1.5),
+    ));
+    let (per_batch, single) = (
+        estimate(t, "p8_batch/batch"),
+        estimate(t, "p8_append/append"),
+    );
+    let per_revision = match (per_batch, batch) {
+        (Some(b), Some(n)) if n > 0.0 => Some(b / n),
+        _ => None,
+    };
+    rows.push(Row {
+        bench: "P8b batch".to_owned(),
+        what: "one revision of a batch (its time / its size) vs one FsJournalWriter::append"
+            .to_owned(),
+        ratio: match (per_revision, single) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        },
+        target: Target::AtMost(0.1),
+        detail: format!(
+            "per revision {} / `p8_append/append` {}",
+            per_revision.map_or("-".to_owned(), time),
+            single.map_or("-".to_owned(), time)
+        ),
+    });
+    rows.push(ratio_row(
+        t,
+        "P8 ledger",
+        "start() of a root with a ledger vs the same root without one",
+        "p8_ledger_start/ledger",
+        "p8_ledger_start/plain",
+        Target::AtMost(1.05),
+    ));
+
+    if let Some(p12) = result(t, "p12_signed") {
+        sizes.push(format!(
+            "P12: appends of a {}-byte revision to a signed and an unsigned root; start of the signed copy of the P3/P6 root with and without a verifier",
+            p12["bytes"]
+        ));
+    }
+    rows.push(ratio_row(
+        t,
+        "P12 signed append",
+        "FsJournalWriter::append of a 10 kB revision to a signed root (tiles + checkpoint) vs to an unsigned one",
+        "p12_signed_append/signed",
+        "p12_signed_append/unsigned",
+        Target::AtMost(1.15),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P12 verified start",
+        "start() of a signed root with a verifier key vs without",
+        "p12_verified_start/verified",
+        "p12_verified_start/unverified",
+        Target::AtMost(1.05),
+    ));
+}
