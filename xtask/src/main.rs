@@ -13,6 +13,7 @@ mod import_figure;
 mod provision;
 mod report;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -169,6 +170,54 @@ fn backends_are_peers() -> Result<(), String> {
     Ok(())
 }
 
+/// What a program that opens only directories must not compile (issue 33,
+/// item 6): the network, TLS and async crates of the other backends.
+const NETWORK_CRATES: &[&str] = &["tokio", "reqwest", "async-nats", "rustls", "object_store"];
+
+/// `nenjim-journal-root` without its default features (buckets, NATS)
+/// depends on none of [`NETWORK_CRATES`], and builds.
+fn directories_alone_compile_no_network() -> Result<(), String> {
+    let program = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!(
+        "xtask: directories alone: cargo tree -p nenjim-journal-root --no-default-features -e normal"
+    );
+    let output = Command::new(&program)
+        .args(["tree", "-p", "nenjim-journal-root", "--no-default-features"])
+        .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo tree -p nenjim-journal-root` failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let found: BTreeSet<&str> = stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| NETWORK_CRATES.contains(name))
+        .collect();
+    if !found.is_empty() {
+        return Err(format!(
+            "found nenjim-journal-root without default features depending on {}, expected none of {}",
+            found.into_iter().collect::<Vec<_>>().join(", "),
+            NETWORK_CRATES.join(", ")
+        ));
+    }
+    cargo(
+        &[
+            "check",
+            "-j2",
+            "-p",
+            "nenjim-journal-root",
+            "--no-default-features",
+        ],
+        &[],
+    )
+}
+
 /// Cargo's target directory: `CARGO_TARGET_DIR`, else `target/` of the
 /// workspace.
 fn target_dir() -> PathBuf {
@@ -185,6 +234,7 @@ fn ci() -> Result<(), String> {
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     one_crypto_provider()?;
     backends_are_peers()?;
+    directories_alone_compile_no_network()?;
     cargo(
         &[
             "clippy",
