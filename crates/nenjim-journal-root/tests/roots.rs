@@ -3,8 +3,6 @@
 //! create, the writer, publishing as calls, the reference Journal, the
 //! recorded content store.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::time::Duration;
 
 use nenjim_journal_api::error::ErrorKind;

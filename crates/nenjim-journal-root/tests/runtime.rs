@@ -4,10 +4,7 @@
 //! a bucket root (`memory://`, the object store backend and its own
 //! runtime), through the example service.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../examples/service.rs"]
-mod service;
+use crate::service_example as service;
 
 fn serve(address: &str) -> service::Served {
     let mut out = Vec::new();

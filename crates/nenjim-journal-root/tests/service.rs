@@ -1,10 +1,7 @@
 //! The example service (`examples/service.rs`), built and run by the tests
 //! on a directory and on the test kit's in-memory backend.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../examples/service.rs"]
-mod service;
+use crate::service_example as service;
 
 fn serve_twice(address: &str) {
     let mut out = Vec::new();
