@@ -27,7 +27,7 @@ pub(crate) struct Connection {
     pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
     /// Declared last: dropped after the client it runs.
-    runtime: tokio::runtime::Runtime,
+    runtime: crate::blocking::Blocking,
 }
 
 impl std::fmt::Debug for Connection {
@@ -48,6 +48,7 @@ impl Connection {
             .enable_all()
             .build()
             .map_err(|e| error::io_error(&address, "cannot start the NATS client's runtime", e))?;
+        let runtime = crate::blocking::Blocking::new(runtime);
         let (lost_tx, lost) = watch::channel(false);
         let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
@@ -155,7 +156,7 @@ impl Connection {
         })?;
         // The context spawns its acker task on the runtime.
         let js = {
-            let _inside = runtime.enter();
+            let _inside = runtime.handle().enter();
             jetstream::ContextBuilder::new()
                 .timeout(options.request_timeout)
                 .build(client.clone())
@@ -172,9 +173,13 @@ impl Connection {
         })
     }
 
-    /// Runs `future` to its end on the connection's runtime (from a plain
-    /// thread: never from inside an async runtime).
-    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+    /// Runs `future` to its end on the connection's runtime (from any
+    /// thread: see [`crate::blocking`]).
+    pub(crate) fn block_on<F>(&self, future: F) -> F::Output
+    where
+        F: Future + Send,
+        F::Output: Send,
+    {
         self.runtime.block_on(future)
     }
 

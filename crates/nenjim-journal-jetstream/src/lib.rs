@@ -134,6 +134,7 @@
 
 pub mod address;
 pub mod backend;
+mod blocking;
 mod connection;
 pub mod follow;
 pub mod kind;
