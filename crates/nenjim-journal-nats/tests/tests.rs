@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod assembly;
-mod audit;
 mod backend;
 mod cluster;
 mod credentials;
@@ -14,6 +13,7 @@ mod holders;
 mod jetstream;
 mod processes;
 mod records_fuzz;
+mod resend_follow_and_host_spelling;
 mod seam;
 mod writer;
 mod writer_processes;
