@@ -95,7 +95,6 @@ pub fn successor_text(
 
 /// What a change decided, given the head.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum Plan {
     /// The head already says it: write nothing.
     Unchanged,
@@ -110,7 +109,6 @@ pub enum Plan {
 
 /// A successor ready to be written, or nothing to write.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum Prepared {
     /// Nothing to write: the head (if the artifact has one) already says it.
     Unchanged(Option<JournalRevision>),

@@ -3,10 +3,10 @@
 //! with one policy change. A head that already holds the very statement is
 //! a success that writes nothing.
 
-use nenjim_journal_api::model::{JournalRevision, PolicyStatement};
-use nenjim_journal_api::valuetypes::JournalVersion;
+use nenjim_journal_api::model::PolicyStatement;
+use nenjim_journal_root::publish::plan_policy;
 
-use super::publish::{Plan, Publish, publish, successor_text};
+use super::publish::{Publish, publish};
 use crate::args::{PolicyArgs, RecommendArgs};
 use crate::failure::{CliError, Status};
 use crate::ui::Ui;
@@ -39,17 +39,7 @@ fn target<'a>(command: &'static str, args: &'a PolicyArgs) -> Publish<'a> {
 
 /// Appends the successor with `statement` after the head's policy.
 fn add(what: &Publish<'_>, ui: &Ui, statement: PolicyStatement) -> Result<Status, CliError> {
-    publish(what, ui, |head, at| {
-        let Some(head) = head else {
-            return Ok(Plan::Unchanged);
-        };
-        if head.policy().contains(&statement) {
-            return Ok(Plan::Unchanged);
-        }
-        let mut policy = head.policy().to_vec();
-        policy.push(statement);
-        successor(head, at, &policy)
-    })
+    publish(what, ui, |head, at| plan_policy(head, at, &statement))
 }
 
 pub fn recommend(args: &RecommendArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -60,35 +50,9 @@ pub fn recommend(args: &RecommendArgs, ui: &Ui) -> Result<Status, CliError> {
         &args.writing,
         args.json,
     );
+    // At most one RECOMMEND: the new one replaces the head's.
     let statement = PolicyStatement::Recommend {
         version: args.release.clone(),
     };
-    publish(&what, ui, |head, at| {
-        let Some(head) = head else {
-            return Ok(Plan::Unchanged);
-        };
-        if head.policy().contains(&statement) {
-            return Ok(Plan::Unchanged);
-        }
-        // At most one RECOMMEND: the new one replaces the head's.
-        let mut policy: Vec<PolicyStatement> = head
-            .policy()
-            .iter()
-            .filter(|s| !matches!(s, PolicyStatement::Recommend { .. }))
-            .cloned()
-            .collect();
-        policy.push(statement);
-        successor(head, at, &policy)
-    })
-}
-
-fn successor(
-    head: &JournalRevision,
-    at: JournalVersion,
-    policy: &[PolicyStatement],
-) -> Result<Plan, nenjim_journal_api::error::JournalError> {
-    Ok(Plan::Append {
-        text: successor_text(head, at, head.releases(), policy)?,
-        blobs: Vec::new(),
-    })
+    add(&what, ui, statement)
 }

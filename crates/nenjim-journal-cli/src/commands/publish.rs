@@ -23,8 +23,7 @@ use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_api::model::build;
-use nenjim_journal_api::model::{ArtifactRelease, JournalRevision, PolicyStatement};
+use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::{
     ArtifactCoordinate, ContentPointer, JournalVersion, ReleaseVersion,
 };
@@ -37,6 +36,7 @@ use crate::failure::{CliError, Status};
 use crate::report::{ContentJson, path_text};
 use crate::ui::{Paint, Ui};
 use nenjim_journal_root::Root;
+use nenjim_journal_root::publish::{self, Prepared};
 
 /// Opens the writer of `root` (with the content store `store`), runs
 /// `work` with it and closes it (giving the lease back) whatever happened.
@@ -176,66 +176,7 @@ pub fn revision_path(
     ledger::revision_path(root, coordinate, version)
 }
 
-/// The `JOURNAL_VERSION` of a successor of `head`: now, or one second after
-/// the head when the clock is at or behind it.
-pub fn stamp(head: Option<&JournalRevision>) -> Result<JournalVersion, CliError> {
-    let now = JournalVersion::now_utc();
-    match head {
-        Some(head) if now <= head.journal_version() => {
-            let next = head.journal_version().next_second();
-            next.ok_or_else(|| {
-                error::error(
-                    ErrorKind::NonIncreasingVersion,
-                    format!(
-                        "found the head at {}, the last instant a Journal version can name; expected a later one to be possible",
-                        head.journal_version()
-                    ),
-                )
-                .into()
-            })
-        }
-        _ => Ok(now),
-    }
-}
-
-/// The canonical text of the successor of `head` at `at` holding exactly
-/// `releases` and `policy` (the api builders refuse what sections 4 and 5
-/// refuse, e.g. a YANK overlapping another).
-pub fn successor_text(
-    head: &JournalRevision,
-    at: JournalVersion,
-    releases: &[ArtifactRelease],
-    policy: &[PolicyStatement],
-) -> Result<String, JournalError> {
-    let mut builder = build::RevisionBuilder::new(
-        head.coordinate().clone(),
-        at,
-        Some(*head.digest()),
-        head.description().clone(),
-    );
-    if let Some(uri) = head.information() {
-        builder.information(uri.clone());
-    }
-    for release in releases {
-        builder.push_release(release.clone())?;
-    }
-    for statement in policy {
-        builder.push_policy(statement.clone())?;
-    }
-    // The digest is the text's, computed again when the text is parsed.
-    Ok(nenjim_journal_parser::render(
-        &builder.build(*head.digest()),
-    ))
-}
-
-/// What a publishing command decided to do.
-#[derive(Debug)]
-pub enum Plan {
-    /// The head already says it: write nothing.
-    Unchanged,
-    /// Append this text, after putting `blobs` (the new releases' content).
-    Append { text: String, blobs: Vec<Vec<u8>> },
-}
+pub use nenjim_journal_root::publish::{Plan, stamp};
 
 /// A refusal about an artifact the root does not hold: the `known` names
 /// close to it first (as the read commands offer them), else how to create it.
@@ -374,9 +315,9 @@ pub fn publish(
                     None => error.into(),
                 }
             };
-            let at = stamp(head.as_ref())?;
-            match plan(head.as_ref(), at).map_err(locate)? {
-                Plan::Unchanged => match head {
+            // The library's planning and validation (nothing written).
+            match publish::prepare(writer, coordinate, plan).map_err(locate)? {
+                Prepared::Unchanged(head) => match head {
                     Some(head) => Ok((head, false, Vec::new())),
                     None => Err(unknown_artifact(
                         root,
@@ -384,12 +325,14 @@ pub fn publish(
                         &writer.state().coordinates(),
                     )),
                 },
-                Plan::Append { text, blobs } => {
-                    // Every refusal of ingestion, before anything is written.
-                    let revision = nenjim_journal_parser::parse(&text).map_err(locate)?;
+                Prepared::Append {
+                    text,
+                    revision,
+                    blobs,
+                    ..
+                } => {
                     let warnings =
                         super::publish_checks::new_releases(writer.state(), root, &revision);
-                    writer.state().ingest_revision(revision).map_err(locate)?;
                     if publish.strict && !warnings.is_empty() {
                         return Err(super::publish_checks::strict_refusal(&warnings));
                     }

@@ -30,7 +30,7 @@ use nenjim_journal_api::valuetypes::{
     ContentDigest, ContentPointer, LicenseExpression, ReleaseVersion,
 };
 
-use super::publish::{Plan, Publish, publish, successor_text};
+use super::publish::{Publish, publish};
 use crate::args::{Cli, ReleaseArgs};
 use crate::failure::{CliError, Status};
 use crate::ui::Ui;
@@ -65,37 +65,9 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
             .collect(),
         json: args.json,
     };
+    let wanted: Vec<(ArtifactRelease, Vec<u8>)> = wanted.into_iter().zip(blobs).collect();
     publish(&what, ui, |head, at| {
-        let Some(head) = head else {
-            return Ok(Plan::Unchanged);
-        };
-        let held = |release: &ArtifactRelease| {
-            head.release(release.version())
-                .is_some_and(|h| build::same_values(h, release))
-        };
-        if wanted.iter().all(held) {
-            return Ok(Plan::Unchanged);
-        }
-        // The head's releases with each new one in its place (replacing one
-        // of the same version, which the chain then refuses as rewritten).
-        let mut releases: Vec<ArtifactRelease> = head
-            .releases()
-            .iter()
-            .filter(|r| !args.releases.contains(r.version()))
-            .cloned()
-            .collect();
-        let mut put = Vec::new();
-        for (release, bytes) in wanted.iter().zip(&blobs) {
-            if !held(release) {
-                put.push(bytes.clone());
-            }
-            releases.push(release.clone());
-        }
-        releases.sort_by(|a, b| a.version().cmp(b.version()));
-        Ok(Plan::Append {
-            text: successor_text(head, at, &releases, head.policy())?,
-            blobs: put,
-        })
+        nenjim_journal_root::publish::plan_release(head, at, &wanted)
     })
 }
 
