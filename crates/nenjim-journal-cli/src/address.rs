@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use nenjim_journal_root::verify::SignedRoot;
 use nenjim_journal_root::{Opening, Root};
 use nenjim_journal_store::{FileSystem, Store};
 
@@ -23,6 +24,12 @@ pub fn locate(path: &Path) -> Result<Root, CliError> {
         &text,
         &Opening::new().reconnect_without_limit(true),
     )?)
+}
+
+/// The root typed as `path`, opened for its transparency log (format
+/// section 10: `checkpoint`, `verify`, `prove`, `witness`).
+pub fn signed(path: &Path) -> Result<SignedRoot, CliError> {
+    Ok(SignedRoot::open(&locate(path)?)?)
 }
 
 /// The file system to read `root` through, and the root path in it.
