@@ -31,6 +31,8 @@
 //!   revision file against its record, consistency with an older
 //!   checkpoint, a witnesses' quorum; [`witness`] checks and cosigns a
 //!   checkpoint as a witness.
+//! - [`copy`] copies a root into another, on any backends, keeping its
+//!   sequences (and its blobs, between content stores).
 //!
 //! # Backends
 //!
@@ -49,6 +51,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod copy;
 pub mod diagnose;
 pub mod publish;
 mod record;
