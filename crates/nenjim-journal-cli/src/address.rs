@@ -8,8 +8,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use nenjim_journal_root::verify::SignedRoot;
 use nenjim_journal_root::{Opening, Root};
-use nenjim_journal_store::{FileSystem, Store};
+use nenjim_journal_store::Store;
 
 use crate::failure::CliError;
 use crate::report::path_text;
@@ -25,9 +26,10 @@ pub fn locate(path: &Path) -> Result<Root, CliError> {
     )?)
 }
 
-/// The file system to read `root` through, and the root path in it.
-pub fn file_system(root: &Root) -> (Arc<dyn FileSystem>, &Path) {
-    (root.backend().reading().file_system, root.path())
+/// The root typed as `path`, opened for its transparency log (format
+/// section 10: `checkpoint`, `verify`, `prove`, `witness`).
+pub fn signed(path: &Path) -> Result<SignedRoot, CliError> {
+    Ok(SignedRoot::open(&locate(path)?)?)
 }
 
 /// The store to write `root` through as a content store (or to read and
@@ -40,8 +42,5 @@ pub fn store(root: &Root) -> Result<(Arc<dyn Store>, std::path::PathBuf), CliErr
 /// The store's URL prefix of a root whose files are objects in a bucket
 /// (`s3://bucket`), naming their paths for the user; `None` for any other.
 pub fn location(root: &Root) -> Option<String> {
-    if !root.has_remote_files() {
-        return None;
-    }
-    store(root).ok().map(|(store, _)| store.location())
+    nenjim_journal_root::diagnose::location(root)
 }

@@ -161,6 +161,13 @@ impl fmt::Display for CliError {
     }
 }
 
+/// A root copy that cannot keep the source's sequences (`CopyRefused`).
+impl From<nenjim_journal_root::copy::Refused> for CliError {
+    fn from(refused: nenjim_journal_root::copy::Refused) -> CliError {
+        CliError::refused("CopyRefused", refused.message())
+    }
+}
+
 impl From<JournalError> for CliError {
     fn from(error: JournalError) -> CliError {
         CliError::Journal(error)

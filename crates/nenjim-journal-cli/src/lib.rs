@@ -33,7 +33,6 @@ mod args;
 mod atom;
 mod cache;
 mod commands;
-mod diagnose;
 mod failure;
 mod interrupt;
 mod load;

@@ -23,6 +23,16 @@
 //!   [`WriterOptions::lease_wait`] allows; [`publish`] what the publishing
 //!   commands do (`create`, `release`, `yank`, `deprecate`, `recommend`) as
 //!   calls; [`Root::content_store`] the store the root records.
+//! - [`diagnose`] is what the command's `check` reports: every
+//!   independent error of a root that does not load ([`diagnose::diagnose`]),
+//!   the warnings of one that does ([`diagnose::warnings`]).
+//! - [`verify`] verifies a signed root (format section 10) with the log's
+//!   key: the checkpoint's signature, the tree over every record, every
+//!   revision file against its record, consistency with an older
+//!   checkpoint, a witnesses' quorum; [`witness`] checks and cosigns a
+//!   checkpoint as a witness.
+//! - [`copy`] copies a root into another, on any backends, keeping its
+//!   sequences (and its blobs, between content stores).
 //!
 //! # Backends
 //!
@@ -41,10 +51,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod copy;
+pub mod diagnose;
 pub mod publish;
 mod record;
 mod resolve;
 mod root;
+pub mod verify;
+pub mod witness;
 
 pub use nenjim_journal_ref::{JournalAssembly, LoadOptions};
 pub use nenjim_journal_store::backend::{Backend, BackendKind, Creating, Opening};

@@ -162,7 +162,11 @@ impl Source {
             Ok(root) if root.local_path().is_some_and(|p| !p.is_dir()) => {
                 Source::File(source.to_path_buf())
             }
-            Ok(address) => Source::Root(copy::Source::load(source, address).map(Box::new)),
+            Ok(address) => Source::Root(
+                copy::Source::load(&address)
+                    .map(Box::new)
+                    .map_err(CliError::from),
+            ),
             Err(error) => Source::Root(Err(error)),
         }
     }

@@ -1,6 +1,6 @@
 //! `check <root> [--examples] [--max-errors N] [--json]`: load the root as
 //! `start()` does and report a summary; when it fails, report every
-//! independent error of the root ([`crate::diagnose`]) with a count (exit
+//! independent error of the root (`nenjim_journal_root::diagnose`) with a count (exit
 //! code 1, or 2 for a missing or unreadable root). A root given by URL
 //! (`s3://bucket/prefix` …) is loaded and scanned through its store, and
 //! its errors name their files by URL.
@@ -15,8 +15,11 @@
 
 use serde::Serialize;
 
+use nenjim_journal_api::error::JournalError;
+use nenjim_journal_root::diagnose::{self, DiagnoseOptions};
+use nenjim_journal_tlog::checkpoint::Checkpoint;
+
 use crate::args::CheckArgs;
-use crate::diagnose;
 use crate::failure::{CliError, Status};
 use crate::load::load;
 use crate::report::{ErrorJson, counted, path_text};
@@ -80,20 +83,6 @@ struct ReplicationJson {
     clustered: bool,
     /// How many servers the cluster has.
     cluster_size: usize,
-}
-
-/// How the NATS root `root` is replicated; `None` for another root.
-fn replication(root: &std::path::Path) -> Result<Option<ReplicationJson>, CliError> {
-    let Some(r) = crate::address::locate(root)?.backend().replication()? else {
-        return Ok(None);
-    };
-    Ok(Some(ReplicationJson {
-        replicas: r.replicas,
-        leader: r.leader,
-        current_followers: r.current_followers,
-        clustered: r.clustered,
-        cluster_size: r.cluster_size,
-    }))
 }
 
 /// The kinds of warning a successful check gives.
@@ -297,19 +286,11 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         }
     }
     let limit = (!args.all_warnings).then_some(SHOWN_PER_KIND);
-    let skipped_examples = if args.root.examples {
-        0
-    } else {
-        let address = crate::address::locate(&args.root.root)?;
-        let (fs, root) = crate::address::file_system(&address);
-        diagnose::count_examples(&*fs, root)
-    };
-    let unrecorded: Vec<String> =
-        super::unrecorded::unrecorded(&args.root.root, args.root.examples, service)?
-            .iter()
-            .map(|p| path_text(p))
-            .collect();
-    let stray = super::unrecorded::stray(&args.root.root, args.root.examples)?;
+    let root = crate::address::locate(&args.root.root)?;
+    let options = DiagnoseOptions::new().with_examples(args.root.examples);
+    let found = diagnose::warnings(&root, &options, service)?;
+    let unrecorded: Vec<String> = found.unrecorded.iter().map(|p| path_text(p)).collect();
+    let stray: Vec<String> = found.stray.iter().map(ToString::to_string).collect();
     let warning_summary = WarningSummary::of(&stray, &unrecorded, &release_warnings, limit);
     let document = CheckDocument {
         command: "check",
@@ -320,13 +301,19 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         revisions,
         releases,
         elapsed_ms: u64::try_from(loaded.elapsed.as_millis()).unwrap_or(u64::MAX),
-        skipped_examples,
+        skipped_examples: found.skipped_examples,
         warnings: release_warnings.iter().map(|(_, w)| w.clone()).collect(),
         unrecorded,
         stray,
-        signed: signed(&args.root.root, ui),
+        signed: signed(found.signed, ui),
         warning_summary,
-        replication: replication(&args.root.root)?,
+        replication: found.replication.map(|r| ReplicationJson {
+            replicas: r.replicas,
+            leader: r.leader,
+            current_followers: r.current_followers,
+            clustered: r.clustered,
+            cluster_size: r.cluster_size,
+        }),
     };
     if let Some(r) = &document.replication
         && r.clustered
@@ -369,7 +356,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
         return Ok(Status::Ok);
     }
     print_warnings(&release_warnings, limit, &|message| ui.warn(message));
-    let skipped = match skipped_examples {
+    let skipped = match document.skipped_examples {
         0 => String::new(),
         n => format!(
             "; skipped {} (pass --examples to load them)",
@@ -411,24 +398,23 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<Status, CliError> {
 
 /// Whether the root is signed, and by which key name (its checkpoint's
 /// origin); a checkpoint that cannot be read is a warning.
-fn signed(root: &std::path::Path, ui: &Ui) -> Option<SignedJson> {
-    let tlog = super::tlog_root::TlogRoot::open(root).ok()?;
-    match tlog.checkpoint_unverified() {
-        Ok(checkpoint) => Some(SignedJson {
+fn signed(checkpoint: Result<Option<Checkpoint>, JournalError>, ui: &Ui) -> Option<SignedJson> {
+    match checkpoint {
+        Ok(checkpoint) => checkpoint.map(|checkpoint| SignedJson {
             key_name: checkpoint.origin().to_owned(),
             tree_size: checkpoint.size(),
         }),
-        Err(e)
-            if e.kind() == nenjim_journal_api::error::ErrorKind::CheckpointInvalid
-                && e.message().starts_with("found no checkpoint") =>
-        {
-            None
-        }
         Err(e) => {
             ui.warn(&format!("the root's checkpoint cannot be read: {e}"));
             None
         }
     }
+}
+
+/// Every independent error found, as the command reports them.
+struct Found {
+    errors: Vec<CliError>,
+    truncated: bool,
 }
 
 /// The load failed with `first`: scan the root for every independent error
@@ -438,31 +424,40 @@ fn report_all(args: &CheckArgs, ui: &Ui, first: CliError) -> Result<Status, CliE
         .max_errors
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(usize::MAX);
-    let diagnosis = match diagnose::scan(&args.root.root, args.root.examples, limit) {
-        Ok(diagnosis) if !diagnosis.errors.is_empty() => diagnosis,
-        // The files scan found nothing the loader did: a root with a
-        // ledger is read again by its ledger, going on after each error.
-        _ => match diagnose::scan_ledger(&args.root.root, limit) {
-            Ok(Some(diagnosis)) if !diagnosis.errors.is_empty() => diagnosis,
-            // Neither found anything (or could run): the loader's error
-            // is the report (its file named by URL for a root given by
-            // URL, as the scan names them).
-            _ => diagnose::Diagnosis {
-                errors: match crate::address::locate(&args.root.root) {
-                    Ok(address) => diagnose::named_for(&address, vec![first]),
-                    Err(_) => vec![first],
-                },
-                truncated: false,
-            },
+    let options = DiagnoseOptions::new()
+        .with_examples(args.root.examples)
+        .max_errors(limit);
+    let root = crate::address::locate(&args.root.root).ok();
+    let found = root.as_ref().map(|root| diagnose::diagnose(root, &options));
+    let (errors, truncated) = match found {
+        Some(Ok(diagnosis)) if !diagnosis.errors.is_empty() => (
+            diagnosis
+                .errors
+                .into_iter()
+                .map(CliError::Journal)
+                .collect(),
+            diagnosis.truncated,
+        ),
+        // Neither scan found anything (or could run): the loader's error
+        // is the report (its file named by URL for a root given by URL, as
+        // the scans name them).
+        _ => match (first, &root) {
+            (CliError::Journal(first), Some(root)) => (
+                diagnose::named_for(root, vec![first])
+                    .into_iter()
+                    .map(CliError::Journal)
+                    .collect(),
+                false,
+            ),
+            (first, _) => (vec![first], false),
         },
     };
-    let diagnosis = diagnose::Diagnosis {
-        errors: diagnosis
-            .errors
+    let diagnosis = Found {
+        errors: errors
             .into_iter()
             .map(|e| crate::store_errors::explained(e, &[&args.root.root]))
-            .collect(),
-        truncated: diagnosis.truncated,
+            .collect::<Vec<_>>(),
+        truncated,
     };
     let status = diagnosis
         .errors

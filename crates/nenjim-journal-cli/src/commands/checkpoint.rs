@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::tlog_root::TlogRoot;
 use crate::failure::{CliError, Status};
 use crate::ui::Ui;
 
@@ -22,7 +21,7 @@ pub struct CheckpointArgs {
 }
 
 pub fn run(args: &CheckpointArgs, ui: &Ui) -> Result<Status, CliError> {
-    let root = TlogRoot::open(&args.root)?;
+    let root = crate::address::signed(&args.root)?;
     ui.print_bytes(&root.checkpoint_bytes()?)?;
     Ok(Status::Ok)
 }

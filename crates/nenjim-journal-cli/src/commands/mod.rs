@@ -26,8 +26,6 @@ mod show;
 mod similar;
 mod store_layout;
 mod successor;
-mod tlog_root;
-mod unrecorded;
 pub mod verify;
 mod verify_content;
 mod versions;

@@ -20,11 +20,11 @@ use nenjim_journal_tlog::hash::leaf_hash;
 use nenjim_journal_tlog::tree::{prove_inclusion, verify_inclusion};
 use serde::Serialize;
 
-use super::tlog_root::{CHECKPOINT, TlogRoot};
 use crate::args::parse_coordinate;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::Ui;
+use nenjim_journal_root::verify::CHECKPOINT;
 
 /// `prove <root> <coordinate> <journal-version> [--json]`
 #[derive(Debug, Args)]
@@ -56,7 +56,7 @@ struct ProofDocument {
 }
 
 pub fn run(args: &ProveArgs, ui: &Ui) -> Result<Status, CliError> {
-    let root = TlogRoot::open(&args.root)?;
+    let root = crate::address::signed(&args.root)?;
     let checkpoint = root.checkpoint_unverified()?;
     let entries = root.entries()?;
     let entry = entries.iter().find(|e| {

@@ -18,19 +18,20 @@
 //!    with at least N valid `cosignature/v1` lines of the named witnesses
 //!    (`CheckpointInvalid`).
 //!
+//! Steps 1 to 3 are the library's `nenjim_journal_root::verify::verify`,
+//! 4 and 5 its `SignedRoot::check_consistent` and `verify::cosignatures`.
+//!
 //! Exit code 0 when all of it holds; 1 with the kind of the first that
 //! does not; 2 when the root cannot be read.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
-use nenjim_journal_tlog::checkpoint::{Checkpoint, count_cosignatures};
-use nenjim_journal_tlog::hash::TreeHasher;
-use nenjim_journal_tlog::note::{Note, VerifierKey};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
+use nenjim_journal_root::verify;
+use nenjim_journal_tlog::note::VerifierKey;
 use serde::Serialize;
 
-use super::tlog_root::{NOTE_MAX, TlogRoot, WITNESSED};
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::{Paint, Ui};
@@ -99,45 +100,32 @@ pub fn run(args: &VerifyArgs, ui: &Ui) -> Result<Status, CliError> {
     let older = args
         .since
         .as_deref()
-        .map(|file| read_checkpoint_file(file, &key))
+        .map(|file| verify::read_checkpoint(file, &key).map(|c| (c, file.to_path_buf())))
         .transpose()?;
-    let root = TlogRoot::open(&args.root)?;
-    let located = |e: JournalError| e.with_path(root.path(super::tlog_root::CHECKPOINT));
-    let (checkpoint, _) = Checkpoint::open(&root.checkpoint_bytes()?, &key).map_err(located)?;
-
-    // One pass over the ledger: each record into the tree, each revision
-    // file streamed and hashed once.
-    let entries = root.entries()?;
-    let mut tree = TreeHasher::new();
-    let mut revisions = 0;
-    for entry in &entries {
-        tree.push_record(entry.to_string().as_bytes());
-        if let Some(pointer) = entry.revision() {
-            check_revision(&root, entry.sequence(), pointer)?;
-            revisions += 1;
-        }
-    }
-    checkpoint
-        .check_tree(tree.size(), &tree.root())
-        .map_err(located)?;
-    let tiles = root.tiles_root(checkpoint.size())?;
-    if tiles != *checkpoint.root() {
-        return Err(error::error(
-            ErrorKind::CheckpointMismatch,
-            format!(
-                "found the hash tiles of root {tiles}, expected the checkpoint's root {}",
-                checkpoint.root()
-            ),
-        )
-        .with_path(root.path("tile"))
-        .into());
-    }
+    let root = crate::address::signed(&args.root)?;
+    let verified = verify::verify(&root, &key)?;
+    let checkpoint = verified.checkpoint();
+    let revisions = verified.revisions();
     if let Some((older, file)) = &older {
-        root.check_consistent(older, &checkpoint)
+        root.check_consistent(older, checkpoint)
             .map_err(|e| e.note(format!("the older checkpoint is {}", path_text(file))))?;
     }
     let cosignatures = match args.quorum {
-        Some(quorum) => Some(check_quorum(&root, &checkpoint, &key, &witnesses, quorum)?),
+        Some(quorum) => {
+            let count = verify::cosignatures(&root, checkpoint, &key, &witnesses, quorum)?;
+            if count < quorum {
+                return Err(error::error(
+                    ErrorKind::CheckpointInvalid,
+                    format!(
+                        "found {count} valid cosignatures of the {} named witnesses, expected at least {quorum} (--quorum)",
+                        witnesses.len()
+                    ),
+                )
+                .with_path(root.path(verify::WITNESSED))
+                .into());
+            }
+            Some(count)
+        }
         None => None,
     };
     let document = VerifyDocument {
@@ -177,103 +165,4 @@ pub fn run(args: &VerifyArgs, ui: &Ui) -> Result<Status, CliError> {
         revisions,
     ))?;
     Ok(Status::Ok)
-}
-
-/// An older checkpoint saved in `file`, checked against the log's key.
-fn read_checkpoint_file(file: &Path, key: &VerifierKey) -> Result<(Checkpoint, PathBuf), CliError> {
-    let bytes = read_limited(file)?;
-    let (checkpoint, _) = Checkpoint::open(&bytes, key).map_err(|e| e.with_path(file))?;
-    Ok((checkpoint, file.to_path_buf()))
-}
-
-/// A note file of at most [`NOTE_MAX`] bytes.
-pub fn read_limited(file: &Path) -> Result<Vec<u8>, CliError> {
-    use std::io::Read as _;
-    let opened = std::fs::File::open(file)
-        .map_err(|e| CliError::io(file, "cannot open the checkpoint", e))?;
-    let mut bytes = Vec::new();
-    opened
-        .take(NOTE_MAX + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| CliError::io(file, "cannot read the checkpoint", e))?;
-    if bytes.len() as u64 > NOTE_MAX {
-        return Err(error::error(
-            ErrorKind::CheckpointInvalid,
-            format!("found a file over {NOTE_MAX} bytes, expected a checkpoint note"),
-        )
-        .with_path(file)
-        .into());
-    }
-    Ok(bytes)
-}
-
-/// Streams the revision file of ledger entry `sequence` and compares its
-/// size and SHA-256 with the record (`LedgerMismatch`, a missing file too).
-fn check_revision(
-    root: &TlogRoot,
-    sequence: u64,
-    pointer: &nenjim_journal_store::ledger::RevisionPointer,
-) -> Result<(), JournalError> {
-    let path = root.revision_path(pointer);
-    let mismatch = |found: String| {
-        error::error(
-            ErrorKind::LedgerMismatch,
-            format!(
-                "found {found}, expected the {} bytes with {} of ledger entry {sequence}",
-                pointer.size(),
-                pointer.digest()
-            ),
-        )
-        .with_path(&path)
-    };
-    let reader = match root.open_revision(&path) {
-        Ok(reader) => reader,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(mismatch("no revision file".to_owned()));
-        }
-        Err(e) => return Err(error::io_error(&path, "cannot open the revision file", e)),
-    };
-    let (size, digest) = super::hash_stream(reader)
-        .map_err(|e| error::io_error(&path, "cannot read the revision file", e))?;
-    if size != pointer.size() || digest != *pointer.digest().as_bytes() {
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        return Err(mismatch(format!("{size} bytes with sha256:{hex}")));
-    }
-    Ok(())
-}
-
-/// Checks the witnessed copy: the current checkpoint's text, the log's
-/// signature, and at least `quorum` valid cosignatures of `witnesses`.
-fn check_quorum(
-    root: &TlogRoot,
-    checkpoint: &Checkpoint,
-    key: &VerifierKey,
-    witnesses: &[VerifierKey],
-    quorum: usize,
-) -> Result<usize, JournalError> {
-    let path = root.path(WITNESSED);
-    let invalid =
-        |message: String| error::error(ErrorKind::CheckpointInvalid, message).with_path(&path);
-    let Some((bytes, _)) = root.witnessed()? else {
-        return Err(invalid(format!(
-            "found no witnessed checkpoint, expected the current one cosigned by at least {quorum} of the named witnesses (`nenjim-journal witness`)"
-        )));
-    };
-    let (witnessed, _) = Checkpoint::open(&bytes, key).map_err(|e| e.with_path(&path))?;
-    if witnessed.text() != checkpoint.text() {
-        return Err(invalid(format!(
-            "found a witnessed checkpoint of {} entries, expected the current checkpoint of {} entries: the witnesses have not cosigned it yet",
-            witnessed.size(),
-            checkpoint.size()
-        )));
-    }
-    let note = Note::parse(&bytes).map_err(|e| e.with_path(&path))?;
-    let count = count_cosignatures(&note, witnesses);
-    if count < quorum {
-        return Err(invalid(format!(
-            "found {count} valid cosignatures of the {} named witnesses, expected at least {quorum} (--quorum)",
-            witnesses.len()
-        )));
-    }
-    Ok(count)
 }

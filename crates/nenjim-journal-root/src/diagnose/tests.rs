@@ -5,13 +5,14 @@
 use std::path::Path;
 
 use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_objstore::ObjectFs;
 use nenjim_journal_store::{BlobStore as _, RealFileSystem};
 use nenjim_journal_testkit::texts::{Root, bare_genesis, broken_root, files, restated};
 
-use super::{Diagnosis, scan_with};
-use crate::failure::CliError;
-use crate::report::path_text;
+use super::{DiagnoseOptions, Diagnosis, path_text, scan_with};
+
+fn every() -> DiagnoseOptions {
+    DiagnoseOptions::new()
+}
 
 /// Each error as (kind, path relative to `root`, line, column, message
 /// with `root` left out).
@@ -20,23 +21,22 @@ fn rows(diagnosis: &Diagnosis, root: &Path) -> Vec<(String, String, usize, usize
     diagnosis
         .errors
         .iter()
-        .map(|e| match e {
-            CliError::Journal(e) => (
+        .map(|e| {
+            (
                 e.kind().as_str().to_owned(),
                 path_text(e.path().unwrap()).replace(&prefix, ""),
                 e.line().unwrap_or(0),
                 e.column().unwrap_or(0),
                 e.message().replace(&prefix, ""),
-            ),
-            other => panic!("{other}"),
+            )
         })
         .collect()
 }
 
 #[test]
-fn a_broken_root_gives_the_same_errors_from_a_directory_and_a_bucket() {
+fn a_broken_root_gives_the_same_errors_from_a_directory_and_a_store() {
     let dir = broken_root();
-    let local = scan_with(&RealFileSystem, dir.path(), false, usize::MAX).unwrap();
+    let local = scan_with(&RealFileSystem, dir.path(), &every()).unwrap();
     let expected = rows(&local, dir.path());
     let kinds: Vec<&str> = expected.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(
@@ -51,24 +51,24 @@ fn a_broken_root_gives_the_same_errors_from_a_directory_and_a_bucket() {
         ],
         "{expected:#?}"
     );
-    // The same tree in an in-memory bucket, under a prefix.
-    let bucket = ObjectFs::memory().unwrap();
+    // The same tree in the test kit's in-memory store, under a prefix.
+    let bucket = nenjim_journal_testkit::memory::store("diagnose-unit");
     let root = Path::new("/journals/broken");
     for (relative, bytes) in files(dir.path()) {
         bucket.put_if_absent(&root.join(relative), &bytes).unwrap();
     }
-    let from_bucket = scan_with(&bucket, root, false, usize::MAX).unwrap();
+    let from_bucket = scan_with(&*bucket, root, &every()).unwrap();
     assert_eq!(rows(&from_bucket, root), expected);
     assert!(!from_bucket.truncated);
     // The limit applies the same way.
-    let first_two = scan_with(&bucket, root, false, 2).unwrap();
+    let first_two = scan_with(&*bucket, root, &every().max_errors(2)).unwrap();
     assert_eq!(rows(&first_two, root), expected[..2]);
     assert!(first_two.truncated);
 }
 
 /// The one error of `root`'s scan: (kind, path, message), relative.
 fn only_error(root: &Path) -> (String, String, String) {
-    let diagnosis = scan_with(&RealFileSystem, root, false, usize::MAX).unwrap();
+    let diagnosis = scan_with(&RealFileSystem, root, &every()).unwrap();
     let rows = rows(&diagnosis, root);
     assert_eq!(rows.len(), 1, "{rows:#?}");
     let (kind, path, _, _, message) = rows.into_iter().next().unwrap();
