@@ -66,6 +66,8 @@ pub struct SignedRoot {
     /// The root's ledger when a backend keeps it (a NATS stream); `None`:
     /// `log/` and `segments/` in `store`.
     ledger: Option<Arc<dyn LedgerReader>>,
+    /// What reads the revisions of that ledger (the files it came with).
+    files: Arc<dyn nenjim_journal_store::FileSystem>,
     root: PathBuf,
 }
 
@@ -78,7 +80,8 @@ impl SignedRoot {
         // A backend's own ledger (a NATS stream: its checkpoint and tiles
         // in its key-value bucket, its records in the stream), or `log/`
         // and `segments/` in the root's store.
-        let ledger = root.backend().reading().ledger;
+        let reading = root.backend().reading();
+        let (ledger, files) = (reading.ledger, reading.file_system);
         if ledger.is_some() && !root.exists()? {
             return Err(error::error(
                 ErrorKind::RootMissing,
@@ -97,6 +100,7 @@ impl SignedRoot {
         Ok(SignedRoot {
             store,
             ledger,
+            files,
             root: path,
         })
     }
@@ -241,7 +245,13 @@ impl SignedRoot {
     }
 
     /// Streams a revision file (`Io` when it cannot be opened).
+    /// A backend's own ledger hands its revisions to the reader it was
+    /// read with; files in a store are streamed from it.
     pub fn open_revision(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        if self.ledger.is_some() {
+            let bytes = self.files.read(path, nenjim_journal_store::MAX_FILE_LEN)?;
+            return Ok(Box::new(io::Cursor::new(bytes)));
+        }
         self.store.open(path)
     }
 }

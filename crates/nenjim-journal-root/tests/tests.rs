@@ -7,6 +7,9 @@
 #[path = "../examples/service.rs"]
 mod service_example;
 
+mod copy;
+mod diagnose;
 mod roots;
 mod runtime;
 mod service;
+mod signed;
