@@ -203,9 +203,23 @@ impl TlogRoot {
         )
     }
 
-    /// Streams a revision file (`Io` when it cannot be opened).
-    pub fn open_revision(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
-        self.store.open(path)
+    /// Streams the revision of ledger entry `sequence` (`NotFound` when
+    /// there is none): its file in the store, streamed, or, on a backend
+    /// that keeps revisions in its ledger (NATS), the bytes it reads.
+    pub fn open_revision(
+        &self,
+        sequence: u64,
+        pointer: &nenjim_journal_store::ledger::RevisionPointer,
+    ) -> io::Result<Box<dyn io::Read + Send>> {
+        match &self.ledger {
+            Some(ledger) => {
+                match ledger.read_revision(&*self.store, &self.root, sequence, pointer, true)? {
+                    Some(bytes) => Ok(Box::new(io::Cursor::new(bytes))),
+                    None => Err(io::Error::from(io::ErrorKind::NotFound)),
+                }
+            }
+            None => self.store.open(&self.revision_path(pointer)),
+        }
     }
 }
 

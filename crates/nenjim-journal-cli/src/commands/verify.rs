@@ -226,7 +226,7 @@ fn check_revision(
         )
         .with_path(&path)
     };
-    let reader = match root.open_revision(&path) {
+    let reader = match root.open_revision(sequence, pointer) {
         Ok(reader) => reader,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(mismatch("no revision file".to_owned()));

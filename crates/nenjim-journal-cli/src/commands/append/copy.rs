@@ -11,6 +11,7 @@ use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_api::error::{self, ErrorContext as _};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
+use nenjim_journal_fs::ledger::{LedgerReader, RevisionPointer};
 use nenjim_journal_fs::{FileSystem, LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use nenjim_journal_store::Store;
 use nenjim_journal_writer::FsJournalWriter;
@@ -129,6 +130,10 @@ pub struct Source {
     /// What its revision files are read through, and its path there.
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
+    /// The backend's own ledger (NATS), through which its revisions are
+    /// read, and the record of each revision by sequence; `None`: the
+    /// revisions are files in `fs`.
+    ledger: Option<(Arc<dyn LedgerReader>, HashMap<u64, RevisionPointer>)>,
     state: ChainState,
     /// Its tip: past its last revision when fences end it.
     tip: u64,
@@ -143,14 +148,19 @@ impl Source {
             let path = address.path().to_path_buf();
             let fs = reading.file_system;
             nenjim_journal_fs::check_root(&*fs, &path)?;
-            let (state, tip) =
-                nenjim_journal_fs::load_recorded(&*fs, &*ledger, &path)?.unwrap_or_default();
+            let (state, read) =
+                nenjim_journal_fs::load_recorded_ledger(&*fs, &*ledger, &path)?.unwrap_or_default();
+            let pointers = read
+                .revisions()
+                .map(|(sequence, pointer)| (sequence, pointer.clone()))
+                .collect();
             return Ok(Source {
                 typed: typed.to_path_buf(),
                 fs,
                 root: path,
+                ledger: Some((ledger, pointers)),
                 state,
-                tip,
+                tip: read.tip(),
             });
         }
         let (fs, root) = file_system(&address);
@@ -162,6 +172,7 @@ impl Source {
             typed: typed.to_path_buf(),
             root: root.to_path_buf(),
             fs,
+            ledger: None,
             state,
             tip,
         })
@@ -188,6 +199,7 @@ pub fn copy(
         typed,
         fs,
         root,
+        ledger,
         state,
         tip,
     } = source;
@@ -246,7 +258,17 @@ pub fn copy(
                 ),
             ));
         }
-        let text = read(&*fs, &path)?;
+        let text = match &ledger {
+            Some((reader, pointers)) => read_recorded(
+                &*fs,
+                &**reader,
+                root,
+                sequence,
+                pointers.get(&sequence),
+                &path,
+            )?,
+            None => read(&*fs, &path)?,
+        };
         if let Some(stores) = stores {
             let head = batch
                 .heads
@@ -409,6 +431,31 @@ fn refused(destination: &Path, source: &Path, why: String) -> CliError {
 fn read(fs: &dyn FileSystem, path: &Path) -> Result<String, CliError> {
     let bytes = fs
         .read(path, MAX_FILE_LEN)
+        .map_err(|e| CliError::io(path, "cannot read the revision", e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::io(
+            path,
+            "cannot read the revision",
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })
+}
+
+/// The revision of entry `sequence` (recorded by `pointer`) of a source
+/// whose backend keeps its own ledger, read through it.
+fn read_recorded(
+    fs: &dyn FileSystem,
+    reader: &dyn LedgerReader,
+    root: &Path,
+    sequence: u64,
+    pointer: Option<&RevisionPointer>,
+    path: &Path,
+) -> Result<String, CliError> {
+    let missing = || std::io::Error::from(std::io::ErrorKind::NotFound);
+    let bytes = pointer
+        .ok_or_else(missing)
+        .and_then(|pointer| reader.read_revision(fs, root, sequence, pointer, false))
+        .and_then(|bytes| bytes.ok_or_else(missing))
         .map_err(|e| CliError::io(path, "cannot read the revision", e))?;
     String::from_utf8(bytes).map_err(|e| {
         CliError::io(
