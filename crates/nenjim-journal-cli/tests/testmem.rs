@@ -3,7 +3,7 @@
 //! kit and one line of `nenjim_journal_root::kinds`, which the command
 //! reaches without naming it. The command runs in-process
 //! (`nenjim_journal_cli::run`), since the roots live in this process.
-
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;

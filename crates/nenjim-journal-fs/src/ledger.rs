@@ -5,23 +5,29 @@
 //! ([`nenjim_journal_store::ledger`], re-exported here); this module reads
 //! a whole ledger through its [`LedgerReader`] and writes nothing.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_store::FileSystem;
 
 pub use nenjim_journal_store::ledger::{
-    Entry, LEDGER_DIR, LOG_DIR, LedgerReader, MARKER, MARKER_TEXT, Record, RecordError,
+    Entry, EntryBytes, LEDGER_DIR, LOG_DIR, LedgerReader, MARKER, MARKER_TEXT, Record, RecordError,
     RevisionPointer, SEGMENT_SPAN, SEGMENT_SUFFIX, SEGMENTS_DIR, SegmentedReader, entry_name,
     entry_path, ledger_dir, revision_path, segment_path,
 };
 
-/// A root's ledger as read: every entry in ascending sequence order.
+/// A root's ledger as read: every entry in ascending sequence order, and
+/// the bytes of the revisions the backend carried with them (a NATS
+/// message does; a directory's or a bucket's ledger carries none: the
+/// loader reads those through [`LedgerReader::read_revision`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
     entries: Vec<Entry>,
     /// The last sequence a segment covers (0 when there is none).
     segmented: u64,
+    /// The revisions' bytes carried with their entries, by sequence.
+    carried: HashMap<u64, Vec<u8>>,
 }
 
 impl Ledger {
@@ -30,7 +36,22 @@ impl Ledger {
         Ledger {
             entries,
             segmented: 0,
+            carried: HashMap::new(),
         }
+    }
+    /// A ledger of `entries` (ascending), each with the bytes of the
+    /// revision it records where the backend carried them (a follower's
+    /// entry, say: [`crate::ingest_recorded`] checks and parses those bytes
+    /// instead of reading the revision again).
+    pub fn carrying(entries: Vec<EntryBytes>) -> Ledger {
+        let mut ledger = Ledger::default();
+        for (entry, bytes) in entries {
+            if let (Some(bytes), true) = (bytes, entry.revision().is_some()) {
+                ledger.carried.insert(entry.sequence(), bytes);
+            }
+            ledger.entries.push(entry);
+        }
+        ledger
     }
     /// Every entry, ascending by sequence (contiguous from 1).
     pub fn entries(&self) -> &[Entry] {
@@ -50,6 +71,26 @@ impl Ledger {
             .iter()
             .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
     }
+    /// The carried bytes, taken out (the ledger keeps its entries).
+    pub(crate) fn take_carried(&mut self) -> HashMap<u64, Vec<u8>> {
+        std::mem::take(&mut self.carried)
+    }
+    /// Every entry with its carried bytes, in order.
+    pub(crate) fn into_carried(mut self) -> Vec<EntryBytes> {
+        let mut carried = std::mem::take(&mut self.carried);
+        self.entries
+            .into_iter()
+            .map(|entry| {
+                let bytes = carried.remove(&entry.sequence());
+                (entry, bytes)
+            })
+            .collect()
+    }
+    /// The entries after `other`'s, with their carried bytes, appended.
+    pub(crate) fn extend(&mut self, other: Ledger) {
+        self.entries.extend(other.entries);
+        self.carried.extend(other.carried);
+    }
 }
 
 /// Whether `root` has a ledger (its marker exists).
@@ -67,23 +108,31 @@ pub fn read(fs: &dyn FileSystem, root: &Path) -> Result<Option<Ledger>, JournalE
         return Ok(None);
     }
     let (entries, segmented) = reader.read_all_after(0)?;
-    Ok(Some(Ledger { entries, segmented }))
+    Ok(Some(Ledger {
+        entries,
+        segmented,
+        carried: HashMap::new(),
+    }))
 }
 
-/// Reads every entry of the ledger `reader` (any backend): `Ok(None)` for
-/// a root without one.
+/// Reads every entry of the ledger `reader` (any backend), with the
+/// revisions' bytes it carries ([`read_ledger_after`]): `Ok(None)` for a
+/// root without one.
 pub fn read_from(reader: &dyn LedgerReader) -> Result<Option<Ledger>, JournalError> {
     if !reader.exists()? {
         return Ok(None);
     }
-    Ok(Some(Ledger {
-        entries: read_after(reader, 0)?,
-        segmented: 0,
-    }))
+    read_ledger_after(reader, 0).map(Some)
 }
 
 /// How many entries [`read_after`] asks a ledger for at once.
 const BATCH: usize = 4096;
+
+/// The most bytes of carried revisions a read keeps (256 MiB): past it, a
+/// revision's bytes are dropped and read again, by its entry, when the
+/// loader comes to it ([`LedgerReader::read_revision`]). So a load of a
+/// large root holds a bounded amount of them at once.
+pub const CARRIED_MAX: usize = 256 * 1024 * 1024;
 
 /// Every entry of `reader` after sequence `after`, batch after batch (a
 /// batch shorter than asked for is the last).
@@ -99,6 +148,35 @@ pub fn read_after(reader: &dyn LedgerReader, after: u64) -> Result<Vec<Entry>, J
         entries.extend(batch);
         if !full {
             return Ok(entries);
+        }
+    }
+}
+
+/// [`read_after`], keeping the bytes of the revisions the backend carries
+/// with its entries ([`LedgerReader::read_after_with_bytes`]), at most
+/// [`CARRIED_MAX`] of them.
+pub fn read_ledger_after(reader: &dyn LedgerReader, after: u64) -> Result<Ledger, JournalError> {
+    let mut ledger = Ledger::default();
+    let mut kept = 0usize;
+    let mut tip = after;
+    loop {
+        let batch = reader.read_after_with_bytes(tip, BATCH)?;
+        let full = batch.len() == BATCH;
+        if let Some((last, _)) = batch.last() {
+            tip = last.sequence();
+        }
+        for (entry, bytes) in batch {
+            if let Some(bytes) = bytes
+                && entry.revision().is_some()
+                && kept + bytes.len() <= CARRIED_MAX
+            {
+                kept += bytes.len();
+                ledger.carried.insert(entry.sequence(), bytes);
+            }
+            ledger.entries.push(entry);
+        }
+        if !full {
+            return Ok(ledger);
         }
     }
 }

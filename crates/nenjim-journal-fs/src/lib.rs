@@ -56,11 +56,13 @@
 //! anything. All its disk access goes through the storage seam
 //! (`nenjim-journal-store`): the read-only [`FileSystem`] trait
 //! ([`RealFileSystem`] for the real disk) and, on a root with a ledger, a
-//! [`LedgerReader`](ledger::LedgerReader); [`load_with`] and
-//! [`refresh_with`] take another implementation, e.g. one that injects
-//! faults in tests, or a root in an object store (the
+//! [`LedgerReader`](ledger::LedgerReader), through which the revisions it
+//! records are read (by default their files, through the `FileSystem`);
+//! [`load_with`] and [`refresh_with`] take another implementation, e.g.
+//! one that injects faults in tests, or a root in an object store (the
 //! `nenjim-journal-objstore` crate), and [`load_recorded`] and
-//! [`ingest_recorded`] take any ledger.
+//! [`ingest_recorded`] take any ledger (a NATS stream's carries its
+//! revisions in its entries).
 //!
 //! # Examples
 //!
@@ -206,9 +208,12 @@ pub fn check_root(fs: &dyn FileSystem, root: &Path) -> Result<(), JournalError> 
 }
 
 /// Loads the root by the ledger `ledger` (any backend), reading the
-/// revision files it records through `fs`: the state and the ledger's tip
+/// revisions it records through it ([`LedgerReader::read_revision`]
+/// over `fs`, or the bytes it carries): the state and the ledger's tip
 /// (its last entry, a revision or a fence), or `None` for a root without
 /// a ledger. The ledger is read once.
+///
+/// [`LedgerReader::read_revision`]: ledger::LedgerReader::read_revision
 pub fn load_recorded(
     fs: &dyn FileSystem,
     ledger: &dyn ledger::LedgerReader,
@@ -225,13 +230,17 @@ pub fn load_recorded_ledger(
     root: &Path,
 ) -> Result<Option<(ChainState, ledger::Ledger)>, JournalError> {
     match ledger::read_from(ledger)? {
-        Some(read) => Ok(Some((recorded::load(fs, root, &read)?, read))),
+        Some(mut read) => {
+            let carried = read.take_carried();
+            let state = recorded::load(source(fs, ledger, root), &read, carried)?;
+            Ok(Some((state, read)))
+        }
         None => Ok(None),
     }
 }
 
 /// Every independent error of the root by the ledger `ledger` (any
-/// backend), reading through `fs` the revision files it records, as
+/// backend), reading through it the revisions it records, as
 /// `check` reports them when a load fails: in ledger order, each
 /// artifact's first error (its chain stops there; the other artifacts go
 /// on), at most `max_errors` of them and whether there were more. `None`
@@ -243,13 +252,14 @@ pub fn diagnose_recorded(
     root: &Path,
     max_errors: usize,
 ) -> Result<Option<(Vec<JournalError>, bool)>, JournalError> {
-    Ok(ledger::read_from(ledger)?.map(|read| recorded::diagnose(fs, root, &read, max_errors)))
+    Ok(ledger::read_from(ledger)?
+        .map(|read| recorded::diagnose(source(fs, ledger, root), read, max_errors)))
 }
 
 /// Refreshes `state` (loaded by [`load_recorded`] from the same ledger) by
 /// the ledger `ledger` (any backend: a NATS stream as well as `log/` and
-/// `segments/`), reading through `fs` only the revision files its entries
-/// after `state`'s last sequence record: each accepted revision is handed
+/// `segments/`), reading through it only the revisions its entries after
+/// `state`'s last sequence record: each accepted revision is handed
 /// to `publish` as soon as it is, at its sequence. The ledger is asked for
 /// what follows `state.last_sequence()` and nothing before it; a recorded
 /// file whose size or SHA-256 differs from its record is `LedgerMismatch`.
@@ -265,20 +275,32 @@ pub fn refresh_recorded(
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    recorded::refresh(fs, root, ledger, state, publish)
+    recorded::refresh(source(fs, ledger, root), state, publish)
 }
 
-/// Ingests into `state` the revisions that `entries` (the ledger's entries
-/// after the state's, in order) record, reading their files through `fs`,
-/// and returns the new state: what a writer that found the tip moved
-/// learns, without loading the root again.
+/// Ingests into `state` the revisions that the entries of `read` (the
+/// ledger's entries after the state's, in order, as
+/// [`ledger::read_ledger_after`] reads them, or a follower's with
+/// [`ledger::Ledger::carrying`]) record, reading through `ledger` those
+/// whose bytes they do not carry, and returns the new state: what a
+/// writer that found the tip moved learns, without loading the root again.
 pub fn ingest_recorded(
     fs: &dyn FileSystem,
+    ledger: &dyn ledger::LedgerReader,
     root: &Path,
-    entries: &[ledger::Entry],
+    read: ledger::Ledger,
     state: &ChainState,
 ) -> Result<ChainState, JournalError> {
-    recorded::ingest(fs, root, entries, state)
+    recorded::ingest(source(fs, ledger, root), read, state)
+}
+
+/// Where a load by a ledger reads its revisions.
+fn source<'a>(
+    fs: &'a dyn FileSystem,
+    reader: &'a dyn ledger::LedgerReader,
+    root: &'a Path,
+) -> recorded::Source<'a> {
+    recorded::Source { fs, reader, root }
 }
 
 /// Loads the whole root into a new state; fails on the first error, publishing nothing.
@@ -309,7 +331,10 @@ pub fn load_from(
     options: LoadOptions,
 ) -> Result<ChainState, JournalError> {
     match ledger::read_from(ledger)? {
-        Some(read) => recorded::load(fs, root, &read),
+        Some(mut read) => {
+            let carried = read.take_carried();
+            recorded::load(source(fs, ledger, root), &read, carried)
+        }
         None => load::load(fs, root, options),
     }
 }
@@ -406,7 +431,7 @@ pub fn refresh_from(
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
     if ledger.exists()? {
-        recorded::refresh(fs, root, ledger, state, publish)
+        recorded::refresh(source(fs, ledger, root), state, publish)
     } else {
         refresh::refresh(fs, root, options, state, publish)
     }

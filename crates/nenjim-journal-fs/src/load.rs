@@ -39,7 +39,7 @@ pub(crate) fn load(
     pipeline::in_order(
         artifacts.dirs,
         || Interner::backed_by(&shared),
-        |interner, artifact| list_and_parse(fs, artifact, options, interner),
+        |interner, artifact| list_and_parse(fs, &artifact, options, interner),
         |artifact| {
             for (file, revision) in artifact.files.iter().zip(artifact.revisions) {
                 state

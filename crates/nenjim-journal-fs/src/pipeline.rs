@@ -19,7 +19,8 @@ use std::sync::{Mutex, PoisonError, mpsc};
 /// that the hand-off costs nothing.
 pub(crate) const BATCH: usize = 64;
 
-/// Runs `work` on every item of `items` on worker threads (each worker with
+/// Runs `work` on every item of `items` (each taken by value: it may own
+/// what its work consumes) on worker threads (each worker with
 /// its own state from `init`, e.g. an interner) and hands the results to
 /// `consume` on this thread, in the order of `items`. Stops at the first
 /// `Err` of `consume` and returns it; the items after it may or may not
@@ -35,7 +36,7 @@ pub(crate) const BATCH: usize = 64;
 pub(crate) fn in_order<T, R, S, E>(
     items: Vec<T>,
     init: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, &T) -> R + Sync,
+    work: impl Fn(&mut S, T) -> R + Sync,
     mut consume: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E>
 where
@@ -62,7 +63,10 @@ where
                     let Some(chunk) = take_batch(chunks, batch) else {
                         break;
                     };
-                    let results: Vec<R> = chunk.iter().map(|item| work(&mut state, item)).collect();
+                    let results: Vec<R> = chunk
+                        .into_iter()
+                        .map(|item| work(&mut state, item))
+                        .collect();
                     if sender.send((batch, results)).is_err() {
                         break;
                     }
@@ -138,7 +142,7 @@ mod tests {
         let result: Result<(), ()> = in_order(
             items,
             || 0_usize,
-            |calls, &item| {
+            |calls, item| {
                 *calls += 1;
                 item * 2
             },
@@ -158,7 +162,7 @@ mod tests {
         let result = in_order(
             items,
             || (),
-            |(), &item| item,
+            |(), item| item,
             |item| {
                 seen += 1;
                 if item == 300 { Err(item) } else { Ok(()) }

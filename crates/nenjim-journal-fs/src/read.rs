@@ -33,14 +33,23 @@ pub(crate) fn read_bytes(
     read_bytes_with(file, |path| fs.read(path, MAX_FILE_LEN))
 }
 
-/// [`read_bytes`] of a file a ledger records with `digest`
-/// ([`FileSystem::read_recorded`]: a cache may answer it).
+/// The bytes of a revision a ledger records, through `read` (the ledger's
+/// [`LedgerReader::read_revision`](nenjim_journal_store::ledger::LedgerReader::read_revision),
+/// or the bytes it carried): `Ok(None)` when there is no such revision;
+/// `TooLarge` as [`read_bytes`] refuses it (from the record's size before
+/// reading, then from what was read).
 pub(crate) fn read_recorded_bytes(
-    fs: &dyn FileSystem,
     file: &RevisionFile,
-    digest: &nenjim_journal_api::valuetypes::RevisionDigest,
-) -> Result<Vec<u8>, JournalError> {
-    read_bytes_with(file, |path| fs.read_recorded(path, MAX_FILE_LEN, digest))
+    read: impl FnOnce() -> std::io::Result<Option<Vec<u8>>>,
+) -> Result<Option<Vec<u8>>, JournalError> {
+    let mut missing = false;
+    let bytes = read_bytes_with(file, |_| {
+        read().map(|bytes| {
+            missing = bytes.is_none();
+            bytes.unwrap_or_default()
+        })
+    })?;
+    Ok((!missing).then_some(bytes))
 }
 
 fn read_bytes_with(

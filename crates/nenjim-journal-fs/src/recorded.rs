@@ -1,5 +1,10 @@
 //! Loading and refreshing a root with a ledger: the ledger alone decides
-//! which revision files are read, and their sequences (format section 9).
+//! which revisions are read, and their sequences (format section 9). A
+//! revision's bytes come through the ledger ([`LedgerReader`]): those it
+//! carried with its entries (a NATS message), or those its
+//! [`read_revision`](LedgerReader::read_revision) reads (by default the
+//! revision file through the root's [`FileSystem`], as before), never by a
+//! path of the backend's file system that the backend would have to fake.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,31 +18,54 @@ use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
 
 use crate::layout::{self, RevisionFile};
-use crate::ledger::{Ledger, RevisionPointer};
+use crate::ledger::{Ledger, LedgerReader, RevisionPointer};
 use crate::read;
 use crate::{LoadOptions, pipeline};
 use nenjim_journal_store::FileSystem;
+
+/// Where a load reads recorded revisions: the ledger, over the root's
+/// file system (which its default read of a revision goes through).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Source<'a> {
+    pub(crate) fs: &'a dyn FileSystem,
+    pub(crate) reader: &'a dyn LedgerReader,
+    pub(crate) root: &'a Path,
+}
+
+/// One recorded revision to read: its sequence, its record's pointer, and
+/// its bytes if the ledger carried them.
+struct Recorded<'p> {
+    sequence: u64,
+    pointer: &'p RevisionPointer,
+    carried: Option<Vec<u8>>,
+}
 
 fn mismatch(path: PathBuf, message: String) -> JournalError {
     nenjim_journal_store::ledger::mismatch(&path, message)
 }
 
-/// Reads the file `pointer` points at, checks its size and SHA-256 against
-/// the pointer, parses it (after `previous`, the artifact's file before it)
-/// and checks its header against its place.
+/// Reads the revision `recorded` points at (the bytes the ledger carried,
+/// else through the ledger's `read_revision`), checks its size and SHA-256
+/// against the pointer, parses it (after `previous`, the artifact's
+/// revision before it) and checks its header against its place.
 ///
 /// The SHA-256 of a text is the digest its parse computes, so a text that
 /// parses is compared by that digest, and only a text that does not parse
-/// is hashed on its own (to tell a changed file from a recorded one that
-/// never parsed): the check precedes the parse's verdict without hashing
-/// every file twice.
+/// is hashed on its own (to tell a changed revision from a recorded one
+/// that never parsed): the check precedes the parse's verdict without
+/// hashing every revision twice.
 fn read_recorded(
-    fs: &dyn FileSystem,
+    source: Source<'_>,
     dir: &Arc<Path>,
-    pointer: &RevisionPointer,
+    recorded: Recorded<'_>,
     interner: &mut Interner,
     previous: Option<&ParsedText>,
 ) -> Result<ParsedText, JournalError> {
+    let Recorded {
+        sequence,
+        pointer,
+        carried,
+    } = recorded;
     let file = RevisionFile::recorded(
         dir,
         pointer.coordinate().clone(),
@@ -55,16 +83,18 @@ fn read_recorded(
             ),
         )
     };
-    let bytes = match read::read_recorded_bytes(fs, &file, pointer.digest()) {
-        Ok(bytes) => bytes,
-        Err(e)
-            if e.kind() == ErrorKind::Io
-                && fs
-                    .symlink_metadata(&file.path())
-                    .is_err_and(|m| m.kind() == std::io::ErrorKind::NotFound) =>
-        {
-            return Err(changed("no file".to_owned()));
-        }
+    let read = |again: bool| {
+        source
+            .reader
+            .read_revision(source.fs, source.root, sequence, pointer, again)
+    };
+    let bytes = match carried {
+        Some(bytes) => read::read_recorded_bytes(&file, || Ok(Some(bytes))),
+        None => read::read_recorded_bytes(&file, || read(false)),
+    };
+    let bytes = match bytes {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Err(changed("no file".to_owned())),
         Err(e) if e.kind() == ErrorKind::TooLarge => {
             return Err(changed("a file over the size limit".to_owned()));
         }
@@ -86,11 +116,11 @@ fn read_recorded(
         }
         Ok(parsed) => Err(changed(format!("digest {}", parsed.revision().digest()))),
         // The text was consumed by the parse: read it again to tell a
-        // changed file from a recorded one that never parsed.
-        Err(e) => match read::read_bytes(fs, &file) {
-            Ok(again) if RevisionDigest::of_bytes(&again) != *pointer.digest() => Err(changed(
-                format!("digest {}", RevisionDigest::of_bytes(&again)),
-            )),
+        // changed revision from a recorded one that never parsed.
+        Err(e) => match read::read_recorded_bytes(&file, || read(true)) {
+            Ok(Some(again)) if RevisionDigest::of_bytes(&again) != *pointer.digest() => Err(
+                changed(format!("digest {}", RevisionDigest::of_bytes(&again))),
+            ),
             _ => Err(e.with_path(file.path())),
         },
     }
@@ -101,26 +131,39 @@ fn artifact_dir(root: &Path, pointer: &RevisionPointer) -> Arc<Path> {
     Arc::from(root.join(pointer.coordinate().as_str()))
 }
 
-/// What the parallel step made of one artifact's recorded files: the
+/// What the parallel step made of one artifact's recorded revisions: the
 /// revisions with their sequences, up to the first error (and its sequence).
 type Parsed = (Vec<(u64, JournalRevision)>, Option<(u64, JournalError)>);
 
 /// Loads exactly the revisions `ledger` records, numbered as recorded.
 ///
 /// The same pipeline as a load without a ledger: workers parse the
-/// artifacts (each artifact's files in order, each after the one before,
-/// with `parse_after`), taken in the order of their first sequence, while
-/// this thread ingests in ledger order as the revisions arrive (a root whose
-/// ledger was recorded from a start, or appended an artifact at a time,
-/// arrives in order and never waits). The first error in ledger order wins,
-/// whether the parse or ingestion finds it.
+/// artifacts (each artifact's revisions in order, each after the one
+/// before, with `parse_after`), taken in the order of their first
+/// sequence, while this thread ingests in ledger order as the revisions
+/// arrive (a root whose ledger was recorded from a start, or appended an
+/// artifact at a time, arrives in order and never waits). The first error
+/// in ledger order wins, whether the parse or ingestion finds it.
+/// `carried`: the bytes the ledger carried (taken out of it).
 pub(crate) fn load(
-    fs: &dyn FileSystem,
-    root: &Path,
+    source: Source<'_>,
     ledger: &Ledger,
+    mut carried: HashMap<u64, Vec<u8>>,
 ) -> Result<ChainState, JournalError> {
-    let revisions: Vec<_> = ledger.revisions().collect();
-    ingest_all(fs, root, &revisions, ChainState::new(), &mut |_| {})
+    let revisions = recorded(ledger, &mut carried);
+    ingest_all(source, revisions, ChainState::new(), &mut |_| {})
+}
+
+/// The revisions `ledger` records, each with the bytes it carried.
+fn recorded<'p>(ledger: &'p Ledger, carried: &mut HashMap<u64, Vec<u8>>) -> Vec<Recorded<'p>> {
+    ledger
+        .revisions()
+        .map(|(sequence, pointer)| Recorded {
+            sequence,
+            pointer,
+            carried: carried.remove(&sequence),
+        })
+        .collect()
 }
 
 /// Ingests the recorded revisions `revisions` (ascending by sequence, all
@@ -128,21 +171,22 @@ pub(crate) fn load(
 /// in parallel, in ledger order), handing each state to `publish` as soon
 /// as a revision is ingested. On an error, what was published stays.
 fn ingest_all(
-    fs: &dyn FileSystem,
-    root: &Path,
-    revisions: &[(u64, &RevisionPointer)],
+    source: Source<'_>,
+    revisions: Vec<Recorded<'_>>,
     mut state: ChainState,
     publish: &mut dyn FnMut(&ChainState),
 ) -> Result<ChainState, JournalError> {
+    let root = source.root;
+    let sequences: Vec<u64> = revisions.iter().map(|r| r.sequence).collect();
     let groups = by_artifact(revisions);
     let shared = SharedInterner::default();
-    let mut expected = revisions.iter().map(|(sequence, _)| *sequence).peekable();
+    let mut expected = sequences.into_iter().peekable();
     let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
         groups,
         || Interner::backed_by(&shared),
-        |interner, files| parse_group(fs, root, files, interner),
+        |interner, files| parse_group(source, files, interner),
         |(revisions, error): Parsed| {
             pending.extend(revisions);
             if let Some((sequence, error)) = error
@@ -188,37 +232,31 @@ fn unread(root: &Path, sequence: u64) -> JournalError {
 
 /// `revisions` (ascending by sequence) by artifact, each artifact's in
 /// order, the artifacts in the order of their first sequence.
-fn by_artifact<'p>(
-    revisions: &[(u64, &'p RevisionPointer)],
-) -> Vec<Vec<(u64, &'p RevisionPointer)>> {
-    let mut groups: HashMap<&ArtifactCoordinate, Vec<(u64, &RevisionPointer)>> = HashMap::new();
-    for &(sequence, pointer) in revisions {
+fn by_artifact(revisions: Vec<Recorded<'_>>) -> Vec<Vec<Recorded<'_>>> {
+    let mut groups: HashMap<&ArtifactCoordinate, Vec<Recorded<'_>>> = HashMap::new();
+    for recorded in revisions {
         groups
-            .entry(pointer.coordinate())
+            .entry(recorded.pointer.coordinate())
             .or_default()
-            .push((sequence, pointer));
+            .push(recorded);
     }
-    let mut groups: Vec<Vec<(u64, &RevisionPointer)>> = groups.into_values().collect();
-    groups.sort_unstable_by_key(|files| files.first().map_or(0, |(sequence, _)| *sequence));
+    let mut groups: Vec<Vec<Recorded<'_>>> = groups.into_values().collect();
+    groups.sort_unstable_by_key(|files| files.first().map_or(0, |r| r.sequence));
     groups
 }
 
-/// Parses one artifact's recorded files in order, each after the one
+/// Parses one artifact's recorded revisions in order, each after the one
 /// before; stops at the first error.
-fn parse_group(
-    fs: &dyn FileSystem,
-    root: &Path,
-    files: &[(u64, &RevisionPointer)],
-    interner: &mut Interner,
-) -> Parsed {
+fn parse_group(source: Source<'_>, files: Vec<Recorded<'_>>, interner: &mut Interner) -> Parsed {
     let mut revisions = Vec::with_capacity(files.len());
     let mut previous: Option<ParsedText> = None;
     // The artifact's directory, shared by its files.
-    let Some(dir) = files.first().map(|(_, p)| artifact_dir(root, p)) else {
+    let Some(dir) = files.first().map(|r| artifact_dir(source.root, r.pointer)) else {
         return (revisions, None);
     };
-    for &(sequence, pointer) in files {
-        match read_recorded(fs, &dir, pointer, interner, previous.as_ref()) {
+    for recorded in files {
+        let sequence = recorded.sequence;
+        match read_recorded(source, &dir, recorded, interner, previous.as_ref()) {
             Ok(parsed) => {
                 revisions.push((sequence, parsed.revision().clone()));
                 previous = Some(parsed);
@@ -256,28 +294,24 @@ fn ingest_at(
     }
 }
 
-/// Brings `state` up to date with the ledger `reader`: only the entries
-/// after the state's last sequence are read, and only the revisions they
-/// record (in parallel, as a load reads them), ingested one at a time in
-/// ledger order and each handed to `publish`. The revisions the state holds
-/// are counted as unchanged, never read again; the revision files the
-/// ledger does not record are not looked for (`check` lists them:
-/// [`crate::unrecorded`]). So a refresh costs what is new, whatever the
-/// size of the root.
+/// Brings `state` up to date with the ledger of `source`: only the
+/// entries after the state's last sequence are read, and only the
+/// revisions they record (in parallel, as a load reads them), ingested one
+/// at a time in ledger order and each handed to `publish`. The revisions
+/// the state holds are counted as unchanged, never read again; the
+/// revision files the ledger does not record are not looked for (`check`
+/// lists them: [`crate::unrecorded`]). So a refresh costs what is new,
+/// whatever the size of the root.
 pub(crate) fn refresh(
-    fs: &dyn FileSystem,
-    root: &Path,
-    reader: &dyn crate::ledger::LedgerReader,
+    source: Source<'_>,
     state: &ChainState,
     publish: &mut dyn FnMut(ChainState),
 ) -> Result<RefreshReport, JournalError> {
-    let entries = crate::ledger::read_after(reader, state.last_sequence())?;
-    let revisions: Vec<_> = entries
-        .iter()
-        .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
-        .collect();
+    let mut read = crate::ledger::read_ledger_after(source.reader, state.last_sequence())?;
+    let mut carried = read.take_carried();
+    let revisions = recorded(&read, &mut carried);
     let mut ingested = 0;
-    ingest_all(fs, root, &revisions, state.clone(), &mut |next| {
+    ingest_all(source, revisions, state.clone(), &mut |next| {
         ingested += 1;
         publish(next.clone());
     })?;
@@ -285,19 +319,17 @@ pub(crate) fn refresh(
     Ok(build::refresh_report(ingested, unchanged, 0))
 }
 
-/// Ingests the revisions `entries` record into `state` at their sequences
-/// (the writer's catch-up after `TipMoved`).
+/// Ingests the revisions the entries of `read` record into `state` at
+/// their sequences (the writer's catch-up after `TipMoved`, a follower's
+/// entry, a verified refresh).
 pub(crate) fn ingest(
-    fs: &dyn FileSystem,
-    root: &Path,
-    entries: &[crate::ledger::Entry],
+    source: Source<'_>,
+    mut read: Ledger,
     state: &ChainState,
 ) -> Result<ChainState, JournalError> {
-    let revisions: Vec<_> = entries
-        .iter()
-        .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
-        .collect();
-    ingest_all(fs, root, &revisions, state.clone(), &mut |_| {})
+    let mut carried = read.take_carried();
+    let revisions = recorded(&read, &mut carried);
+    ingest_all(source, revisions, state.clone(), &mut |_| {})
 }
 
 /// The revision files of `root` that the Journal loaded from its ledger
@@ -359,13 +391,18 @@ pub(crate) fn stray_entries(
 /// never hides another's. At most `max_errors` errors; the flag says
 /// whether there were more.
 pub(crate) fn diagnose(
-    fs: &dyn FileSystem,
-    root: &Path,
-    ledger: &Ledger,
+    source: Source<'_>,
+    mut ledger: Ledger,
     max_errors: usize,
 ) -> (Vec<JournalError>, bool) {
-    let revisions: Vec<_> = ledger.revisions().collect();
-    let groups = by_artifact(&revisions);
+    let root = source.root;
+    let mut carried = ledger.take_carried();
+    let revisions = recorded(&ledger, &mut carried);
+    let order: Vec<(u64, &ArtifactCoordinate)> = revisions
+        .iter()
+        .map(|r| (r.sequence, r.pointer.coordinate()))
+        .collect();
+    let groups = by_artifact(revisions);
     let shared = SharedInterner::default();
     let mut parsed: HashMap<u64, JournalRevision> = HashMap::new();
     // The parse errors, by sequence (each the first of its artifact).
@@ -373,7 +410,7 @@ pub(crate) fn diagnose(
     let consumed: Result<(), std::convert::Infallible> = pipeline::in_order(
         groups,
         || Interner::backed_by(&shared),
-        |interner, files| parse_group(fs, root, files, interner),
+        |interner, files| parse_group(source, files, interner),
         |(revisions, error): Parsed| {
             parsed.extend(revisions);
             if let Some((sequence, error)) = error {
@@ -387,8 +424,8 @@ pub(crate) fn diagnose(
     let mut stopped: std::collections::HashSet<&ArtifactCoordinate> =
         std::collections::HashSet::new();
     let mut errors = Vec::new();
-    for &(sequence, pointer) in &revisions {
-        if stopped.contains(pointer.coordinate()) {
+    for &(sequence, coordinate) in &order {
+        if stopped.contains(coordinate) {
             continue;
         }
         let outcome = match parsed.remove(&sequence) {
@@ -398,7 +435,7 @@ pub(crate) fn diagnose(
                 .unwrap_or_else(|| unread(root, sequence))),
         };
         if let Err(error) = outcome {
-            stopped.insert(pointer.coordinate());
+            stopped.insert(coordinate);
             if errors.len() == max_errors {
                 return (errors, true);
             }

@@ -51,7 +51,7 @@ pub(crate) fn refresh(
     pipeline::in_order(
         artifacts.dirs,
         || Interner::backed_by(&shared),
-        |interner, artifact| reread_artifact(fs, artifact, options, state, interner),
+        |interner, artifact| reread_artifact(fs, &artifact, options, state, interner),
         |artifact| {
             for (file, reread) in artifact.files.iter().zip(artifact.rereads) {
                 match reread {

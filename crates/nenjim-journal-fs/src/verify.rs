@@ -16,7 +16,7 @@ use nenjim_journal_api::model::RefreshReport;
 use nenjim_journal_api::model::build;
 use nenjim_journal_chain::ChainState;
 use nenjim_journal_store::FileSystem;
-use nenjim_journal_store::ledger::{self as store_ledger, Entry, LedgerReader};
+use nenjim_journal_store::ledger::{self as store_ledger, Entry, EntryBytes, LedgerReader};
 use nenjim_journal_tlog::checkpoint::Checkpoint;
 use nenjim_journal_tlog::hash::TreeHasher;
 use nenjim_journal_tlog::note::VerifierKey;
@@ -127,11 +127,11 @@ pub fn load_verified_from(
         .with_path(store_ledger::checkpoint_path(root)));
     }
     let mut checkpoint = read_checkpoint(fs, root, &key)?;
-    let mut entries = ledger::read_after(reader, 0)?;
+    let mut read = ledger::read_ledger_after(reader, 0)?;
     // A writer may be between a commit and its checkpoint: read the
     // checkpoint (and the entries after the ones read) again while it moves.
     for _ in 0..RETRIES {
-        if entries.len() as u64 == checkpoint.size() {
+        if read.entries().len() as u64 == checkpoint.size() {
             break;
         }
         let again = read_checkpoint(fs, root, &key)?;
@@ -139,23 +139,23 @@ pub fn load_verified_from(
             break;
         }
         checkpoint = again;
-        let tip = entries.last().map_or(0, Entry::sequence);
-        entries.extend(ledger::read_after(reader, tip)?);
+        read.extend(ledger::read_ledger_after(reader, read.tip())?);
     }
     let path = store_ledger::checkpoint_path(root);
-    if entries.len() as u64 != checkpoint.size() {
+    if read.entries().len() as u64 != checkpoint.size() {
         return Err(mismatch(format!(
             "found a checkpoint of {} entries, expected the {} entries of the ledger",
             checkpoint.size(),
-            entries.len()
+            read.entries().len()
         ))
         .with_path(path));
     }
-    let read = ledger::Ledger::from_entries(entries);
-    // The records are hashed while the revision files are read.
+    let carried = read.take_carried();
+    // The records are hashed while the revisions are read.
     let (tree, loaded) = std::thread::scope(|scope| {
         let hashing = scope.spawn(|| grow(TreeHasher::new(), read.entries()));
-        let loaded = recorded::load(fs, root, &read);
+        let source = recorded::Source { fs, reader, root };
+        let loaded = recorded::load(source, &read, carried);
         (hashing.join(), loaded)
     });
     let tree = tree.map_err(|_| mismatch("the hashing of the records failed"))?;
@@ -226,9 +226,11 @@ pub fn refresh_verified_from(
         *verified = Some(Verified { checkpoint, tree });
         return Ok(build::refresh_report(0, unchanged, 0));
     }
-    let mut entries = ledger::read_after(reader, from)?;
+    let read = ledger::read_ledger_after(reader, from)?;
+    let mut carried: Vec<EntryBytes> = read.into_carried();
     // Entries after the checkpoint are not covered yet: the next refresh.
-    entries.truncate(usize::try_from(checkpoint.size() - from).unwrap_or(usize::MAX));
+    carried.truncate(usize::try_from(checkpoint.size() - from).unwrap_or(usize::MAX));
+    let entries: Vec<Entry> = carried.iter().map(|(e, _)| e.clone()).collect();
     let covered = from + entries.len() as u64;
     if covered != checkpoint.size() {
         return Err(mismatch(format!(
@@ -241,12 +243,14 @@ pub fn refresh_verified_from(
     checkpoint
         .check_tree(tree.size(), &tree.root())
         .map_err(|e| e.with_path(&path))?;
-    let new: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| e.sequence() > state.last_sequence())
-        .collect();
-    let ingested = new.iter().filter(|e| e.revision().is_some()).count();
-    let next = recorded::ingest(fs, root, &new, state)?;
+    let new = ledger::Ledger::carrying(
+        carried
+            .into_iter()
+            .filter(|(e, _)| e.sequence() > state.last_sequence())
+            .collect(),
+    );
+    let ingested = new.revisions().count();
+    let next = recorded::ingest(recorded::Source { fs, reader, root }, new, state)?;
     if ingested > 0 {
         publish(next);
     }

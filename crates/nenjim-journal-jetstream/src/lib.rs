@@ -22,11 +22,11 @@
 //!   the next entry at an expected tip, keeps large revisions and content
 //!   blobs in the blob bucket, and follows the stream ([`Follower`]); it
 //!   implements the seam's `LedgerReader`, and [`NatsLease`] its `Lease`;
-//! - [`NatsBackend`] ([`backend`]) is at once the seam's `Store` and its
-//!   `Ledger` over one `NatsLedger`: the writer's revision file, put
-//!   first, is staged and committed inside its record; a reader's
-//!   `read_after` keeps each revision for the loader's read of its path.
-//!   So the seam's loader (`load_recorded`, `refresh_recorded`) loads and
+//! - [`NatsBackend`] ([`backend`]) is the seam's `Ledger` over one
+//!   `NatsLedger`, a revision committed with its record in one publish and
+//!   read with its entry (or again by its sequence), and a `Store` of the
+//!   root's buckets (blobs, the transparency log, the store record): no
+//!   revision file is faked. So the seam's loader (`load_recorded`, `refresh_recorded`) loads and
 //!   refreshes a NATS root over a backend, and the seam's writer
 //!   (`FsJournalWriter::open_with`) writes it over the backend's
 //!   [`Writing`](nenjim_journal_store::backend::Writing), a signed root's

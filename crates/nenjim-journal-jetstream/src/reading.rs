@@ -4,9 +4,10 @@
 //! ([`crate::OpenedRoot`]), under the reference Journal of
 //! `nenjim_journal_nats::NatsRoot::assembly`.
 //!
-//! [`NatsSource`] is at once the root's [`LedgerReader`] and its
-//! [`FileSystem`] (those of its [`NatsBackend`], read-only: a revision's
-//! bytes are those its entry carried) and its [`LedgerFollow`]. It
+//! [`NatsSource`] is at once the root's [`LedgerReader`] (whose entries
+//! carry their revisions' bytes), its [`FileSystem`] (that of its
+//! [`NatsBackend`], read-only: the root, a signed root's checkpoint and
+//! tiles, the store record; no revision) and its [`LedgerFollow`]. It
 //! connects on first use, so that building an assembly needs no server;
 //! `start()` then fails with the connection's error, as a load of an
 //! unreadable directory does. Unlike the writer's view of the backend, a
@@ -19,7 +20,9 @@ use std::sync::{Arc, OnceLock};
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::RevisionDigest;
-use nenjim_journal_store::ledger::{Entry, FollowEntries, LedgerFollow, LedgerReader};
+use nenjim_journal_store::ledger::{
+    Entry, EntryBytes, FollowEntries, LedgerFollow, LedgerReader, RevisionPointer,
+};
 use nenjim_journal_store::{EntryMetadata, FileSystem};
 
 use crate::{JetStreamRoot, NatsBackend};
@@ -77,6 +80,26 @@ impl LedgerReader for NatsSource {
 
     fn entry_path(&self, sequence: u64) -> PathBuf {
         self.path.join("ledger").join(sequence.to_string())
+    }
+
+    fn read_after_with_bytes(
+        &self,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<EntryBytes>, JournalError> {
+        self.backend()?.read_after_with_bytes(after, max)
+    }
+
+    fn read_revision(
+        &self,
+        fs: &dyn FileSystem,
+        root: &Path,
+        sequence: u64,
+        pointer: &RevisionPointer,
+        again: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        self.connected()?
+            .read_revision(fs, root, sequence, pointer, again)
     }
 }
 

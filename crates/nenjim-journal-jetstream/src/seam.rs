@@ -3,24 +3,28 @@
 //! method of the same name.
 //!
 //! The seam's [`Ledger`](nenjim_journal_store::ledger::Ledger) (commit a
-//! record whose revision file the writer put through its `Store` first)
-//! is [`NatsBackend`](crate::NatsBackend)'s: on NATS a revision travels
-//! inside its commit ([`NatsLedger::commit_at`]), so the store and the
-//! ledger are one object there (see [`crate::backend`]).
+//! record with its revision's bytes) is [`NatsBackend`](crate::NatsBackend)'s,
+//! over [`NatsLedger::commit_at`]: on NATS a revision travels inside its
+//! entry, both ways (see [`crate::backend`]).
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_store::FileSystem;
 use nenjim_journal_store::lease::{Acquired, Lease};
-use nenjim_journal_store::ledger::{Entry, FollowEntries, Followed, LedgerFollow, LedgerReader};
+use nenjim_journal_store::ledger::{
+    Entry, EntryBytes, FollowEntries, Followed, LedgerFollow, LedgerReader, RevisionPointer,
+};
 
 use crate::{Follower, NatsLease, NatsLedger};
 
 /// A root has a ledger when its stream exists; entries are read in
 /// batches through one ordered consumer, each revision checked against
-/// its record (its bytes are dropped here: [`NatsLedger::read_after`] keeps
-/// them).
+/// its record and handed on with its entry (`read_after_with_bytes`), or
+/// read again by its entry's sequence (`read_revision`, which never looks
+/// at the file system it is given: a NATS root has no revision files).
 impl LedgerReader for NatsLedger {
     fn exists(&self) -> Result<bool, JournalError> {
         NatsLedger::exists(self)
@@ -35,6 +39,36 @@ impl LedgerReader for NatsLedger {
 
     fn entry_path(&self, sequence: u64) -> PathBuf {
         NatsLedger::entry_path(self, sequence)
+    }
+
+    fn read_after_with_bytes(
+        &self,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<EntryBytes>, JournalError> {
+        Ok(NatsLedger::read_after(self, after, max)?
+            .into_iter()
+            .map(|message| {
+                let (entry, bytes) = message.into_parts();
+                (entry, bytes.map(Vec::from))
+            })
+            .collect())
+    }
+
+    fn read_revision(
+        &self,
+        fs: &dyn FileSystem,
+        root: &Path,
+        sequence: u64,
+        pointer: &RevisionPointer,
+        again: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        let _ = (fs, root, pointer, again);
+        let (_, bytes) = self
+            .read_entry(sequence)
+            .map_err(crate::backend::io_of)?
+            .into_parts();
+        Ok(bytes.map(Vec::from))
     }
 }
 

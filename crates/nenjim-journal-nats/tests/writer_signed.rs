@@ -61,7 +61,8 @@ fn a_signed_nats_root_keeps_a_checkpoint_of_every_commit_and_refuses_a_writer_wi
 /// A recorded revision that does not parse (committed by hand, its record
 /// true to its bytes): the loader reports the parse error at its path, as
 /// on a directory, after reading the bytes again to tell it from a changed
-/// file (the backend fetches them again by their entry's sequence).
+/// file (the ledger reads them again by their entry's sequence; the
+/// backend's file system has no revision file).
 #[test]
 fn a_recorded_revision_that_does_not_parse_is_its_parse_error_at_its_path() {
     let server = NatsServer::start();
@@ -81,25 +82,27 @@ fn a_recorded_revision_that_does_not_parse_is_its_parse_error_at_its_path() {
         Some(expected.clone()),
         "{e}"
     );
-    // Read once through the ledger, a revision file reads any number of
-    // times: kept bytes first, then fetched again by sequence.
-    let path = std::path::PathBuf::from(&expected);
-    assert_eq!(reader.read_after(0, 10).unwrap().len(), 1);
-    for _ in 0..2 {
-        assert_eq!(
-            FileSystem::read(&*reader, &path, 1 << 20).unwrap(),
-            bad.as_bytes()
-        );
-        assert_eq!(
-            FileSystem::metadata(&*reader, &path).unwrap().len(),
-            bad.len() as u64
-        );
+    // The bytes come through the ledger, never as a file: read with their
+    // entry, then again (any number of times) by the entry's sequence.
+    let pointer = reader.read_after(0, 10).unwrap()[0]
+        .revision()
+        .unwrap()
+        .clone();
+    let with_bytes = reader.read_after_with_bytes(0, 10).unwrap();
+    assert_eq!(with_bytes[0].1.as_deref(), Some(bad.as_bytes()));
+    for again in [false, true] {
+        let bytes = reader
+            .read_revision(&*reader, reader.root_path(), 1, &pointer, again)
+            .unwrap();
+        assert_eq!(bytes.as_deref(), Some(bad.as_bytes()));
     }
-    let e = FileSystem::read(&*reader, &path, 3).unwrap_err();
-    assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
-    let never = path.with_file_name(format!("{}.journal", ts(2)));
-    let e = FileSystem::read(&*reader, &never, 1 << 20).unwrap_err();
-    assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    let path = std::path::PathBuf::from(&expected);
+    for read in [
+        FileSystem::read(&*reader, &path, 1 << 20).map(|_| ()),
+        FileSystem::metadata(&*reader, &path).map(|_| ()),
+    ] {
+        assert_eq!(read.unwrap_err().kind(), std::io::ErrorKind::NotFound);
+    }
     // A writer refuses to open it the same way, and commits nothing.
     let e = nats.writer(WriterOptions::new()).unwrap_err();
     assert_ne!(e.kind(), ErrorKind::LedgerMismatch, "{e}");

@@ -10,19 +10,16 @@
 //! be a refresh's, and the next revision is judged after the ones before.
 
 use std::collections::VecDeque;
-use std::ffi::OsString;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::{EventCursor, JournalEvent, JournalRevision, RevisionCursor};
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_fs::{EntryKind, EntryMetadata, FileSystem};
-use nenjim_journal_store::ledger::{self, Entry, FollowEntries, LedgerFollow};
+use nenjim_journal_fs::FileSystem;
+use nenjim_journal_store::ledger::{self, Entry, FollowEntries, LedgerFollow, LedgerReader};
 
 /// The longest a follow cursor waits on its backend before it looks at
 /// the Journal's stop flag again (a backend's own stop wakes it at once;
@@ -34,6 +31,8 @@ const STOP_CHECK: Duration = Duration::from_millis(200);
 pub(crate) struct Following {
     pub(crate) backend: Arc<dyn LedgerFollow>,
     pub(crate) fs: Arc<dyn FileSystem>,
+    /// The backend's own ledger (`None`: the one in `fs`).
+    pub(crate) ledger: Option<Arc<dyn LedgerReader>>,
     pub(crate) root: Arc<Path>,
     pub(crate) halted: Arc<AtomicBool>,
 }
@@ -154,28 +153,25 @@ impl Live {
                 // A fence (or an entry the state already holds) changes nothing.
                 continue;
             }
-            let next = self.ingest(&entry, bytes)?;
+            let next = self.ingest(entry, bytes)?;
             let before = std::mem::replace(&mut self.state, next);
             return Ok(Some((before, self.state.clone())));
         }
     }
 
     /// Ingests the revision `entry` records: from the bytes the backend
-    /// carried, else from the revision file through the Journal's store.
-    fn ingest(&self, entry: &Entry, bytes: Option<Vec<u8>>) -> Result<ChainState, JournalError> {
-        let entries = std::slice::from_ref(entry);
+    /// carried, else read through the Journal's ledger.
+    fn ingest(&self, entry: Entry, bytes: Option<Vec<u8>>) -> Result<ChainState, JournalError> {
         let root = &*self.following.root;
-        match (bytes, entry.revision()) {
-            (Some(bytes), Some(pointer)) => {
-                let carried = Carried {
-                    path: ledger::revision_path(root, pointer.coordinate(), pointer.version()),
-                    bytes,
-                    inner: &*self.following.fs,
-                };
-                nenjim_journal_fs::ingest_recorded(&carried, root, entries, &self.state)
+        let fs = &*self.following.fs;
+        let read = nenjim_journal_fs::ledger::Ledger::carrying(vec![(entry, bytes)]);
+        match &self.following.ledger {
+            Some(ledger) => {
+                nenjim_journal_fs::ingest_recorded(fs, &**ledger, root, read, &self.state)
             }
-            _ => {
-                nenjim_journal_fs::ingest_recorded(&*self.following.fs, root, entries, &self.state)
+            None => {
+                let reader = ledger::SegmentedReader::new(fs, root);
+                nenjim_journal_fs::ingest_recorded(fs, &reader, root, read, &self.state)
             }
         }
     }
@@ -253,62 +249,5 @@ impl EventCursor for Follow<JournalEvent> {
 
     fn next_timeout(&mut self, timeout: Duration) -> Result<Option<JournalEvent>, JournalError> {
         self.next_until(deadline(timeout))
-    }
-}
-
-/// The Journal's store with one more file: the revision whose bytes the
-/// backend carried in its entry, at the path its record names, so that it
-/// is checked, parsed and ingested by the loader's own code.
-#[derive(Debug)]
-struct Carried<'a> {
-    path: PathBuf,
-    bytes: Vec<u8>,
-    inner: &'a dyn FileSystem,
-}
-
-impl Carried<'_> {
-    fn bytes(&self, limit: u64) -> Vec<u8> {
-        let keep = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
-        self.bytes[..self.bytes.len().min(keep)].to_vec()
-    }
-}
-
-impl FileSystem for Carried<'_> {
-    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        self.symlink_metadata(path)
-    }
-
-    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
-        if path == self.path {
-            return Ok(EntryMetadata::new(EntryKind::File, self.bytes.len() as u64));
-        }
-        self.inner.symlink_metadata(path)
-    }
-
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
-        self.inner.read_dir(path)
-    }
-
-    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        if path == self.path {
-            return Ok(self.bytes(limit));
-        }
-        self.inner.read(path, limit)
-    }
-
-    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.inner.read_record(path)
-    }
-
-    fn read_recorded(
-        &self,
-        path: &Path,
-        limit: u64,
-        digest: &RevisionDigest,
-    ) -> io::Result<Vec<u8>> {
-        if path == self.path {
-            return Ok(self.bytes(limit));
-        }
-        self.inner.read_recorded(path, limit, digest)
     }
 }

@@ -313,6 +313,7 @@ impl Journal {
             Some(backend) => Ok(Some(Following {
                 backend: backend.clone(),
                 fs: self.fs.clone(),
+                ledger: self.ledger.clone(),
                 root: Arc::from(self.root.as_path()),
                 halted: self.halted.clone(),
             })),

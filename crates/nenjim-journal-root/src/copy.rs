@@ -39,6 +39,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_chain::ChainState;
+use nenjim_journal_fs::ledger::{LedgerReader, RevisionPointer};
 use nenjim_journal_fs::{FileSystem, LoadOptions, MAX_FILE_LEN, ledger, load_with};
 use nenjim_journal_store::Store;
 use nenjim_journal_writer::FsJournalWriter;
@@ -52,6 +53,10 @@ pub struct Source {
     /// What its revision files are read through, and its path there.
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
+    /// The backend's own ledger (NATS), through which its revisions are
+    /// read, and the record of each revision by sequence; `None`: the
+    /// revisions are files in `fs`.
+    ledger: Option<(Arc<dyn LedgerReader>, HashMap<u64, RevisionPointer>)>,
     state: ChainState,
     /// Its tip: past its last revision when fences end it.
     tip: u64,
@@ -76,14 +81,19 @@ impl Source {
         if let Some(ledger) = reading.ledger {
             // Its ledger is the backend's own (one read of it, the loader's).
             nenjim_journal_fs::check_root(&*fs, &path)?;
-            let (state, tip) =
-                nenjim_journal_fs::load_recorded(&*fs, &*ledger, &path)?.unwrap_or_default();
+            let (state, read) =
+                nenjim_journal_fs::load_recorded_ledger(&*fs, &*ledger, &path)?.unwrap_or_default();
+            let pointers = read
+                .revisions()
+                .map(|(sequence, pointer)| (sequence, pointer.clone()))
+                .collect();
             return Ok(Source {
                 address: root.clone(),
                 fs,
                 root: path,
+                ledger: Some((ledger, pointers)),
                 state,
-                tip,
+                tip: read.tip(),
             });
         }
         let state = load_with(&*fs, &path, LoadOptions::new())?;
@@ -94,6 +104,7 @@ impl Source {
             address: root.clone(),
             fs,
             root: path,
+            ledger: None,
             state,
             tip,
         })
@@ -381,7 +392,17 @@ where
                 ))
                 .into());
         }
-        let text = read(&*source.fs, &path)?;
+        let text = match &source.ledger {
+            Some((reader, pointers)) => read_recorded(
+                &*source.fs,
+                &**reader,
+                &source.root,
+                sequence,
+                pointers.get(&sequence),
+                &path,
+            )?,
+            None => read(&*source.fs, &path)?,
+        };
         if let Some(stores) = options.stores {
             let head = batch
                 .heads
@@ -533,6 +554,31 @@ where
         }
     }
     Ok(())
+}
+
+/// The revision of entry `sequence` (recorded by `pointer`) of a source
+/// whose backend keeps its own ledger, read through it.
+fn read_recorded(
+    fs: &dyn FileSystem,
+    reader: &dyn LedgerReader,
+    root: &Path,
+    sequence: u64,
+    pointer: Option<&RevisionPointer>,
+    path: &Path,
+) -> Result<String, JournalError> {
+    let missing = || std::io::Error::from(std::io::ErrorKind::NotFound);
+    let bytes = pointer
+        .ok_or_else(missing)
+        .and_then(|pointer| reader.read_revision(fs, root, sequence, pointer, false))
+        .and_then(|bytes| bytes.ok_or_else(missing))
+        .map_err(|e| error::io_error(path, "cannot read the revision", e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        error::io_error(
+            path,
+            "cannot read the revision",
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })
 }
 
 /// The text of a source revision file.

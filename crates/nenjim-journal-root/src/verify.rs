@@ -245,14 +245,23 @@ impl SignedRoot {
     }
 
     /// Streams a revision file (`Io` when it cannot be opened).
-    /// A backend's own ledger hands its revisions to the reader it was
-    /// read with; files in a store are streamed from it.
-    pub fn open_revision(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
-        if self.ledger.is_some() {
-            let bytes = self.files.read(path, nenjim_journal_store::MAX_FILE_LEN)?;
-            return Ok(Box::new(io::Cursor::new(bytes)));
+    /// Streams the revision of ledger entry `sequence` (`NotFound` when
+    /// there is none): its file in the store, streamed, or, on a backend
+    /// that keeps revisions in its ledger (NATS), the bytes it reads.
+    pub fn open_revision(
+        &self,
+        sequence: u64,
+        pointer: &RevisionPointer,
+    ) -> io::Result<Box<dyn io::Read + Send>> {
+        match &self.ledger {
+            Some(ledger) => {
+                match ledger.read_revision(&*self.files, &self.root, sequence, pointer, true)? {
+                    Some(bytes) => Ok(Box::new(io::Cursor::new(bytes))),
+                    None => Err(io::Error::from(io::ErrorKind::NotFound)),
+                }
+            }
+            None => self.store.open(&self.revision_path(pointer)),
         }
-        self.store.open(path)
     }
 }
 
@@ -363,7 +372,7 @@ pub fn check_revision(
         )
         .with_path(&path)
     };
-    let mut reader = match root.open_revision(&path) {
+    let mut reader = match root.open_revision(sequence, pointer) {
         Ok(reader) => reader,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(mismatch("no revision file".to_owned()));

@@ -23,7 +23,9 @@ use crate::{FileSystem, RealFileSystem, Store};
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Reading {
-    /// The root's files (and a signed root's checkpoint and tiles).
+    /// The root's files (and a signed root's checkpoint and tiles); on a
+    /// root whose backend keeps its own ledger, no revision (those come
+    /// through `ledger`).
     pub file_system: Arc<dyn FileSystem>,
     /// A backend's own ledger; `None`: the loader reads the ledger the
     /// root keeps in its files (format section 9), or lists the root.
@@ -62,10 +64,11 @@ pub enum Writing {
     /// Files in a store: the writer keeps the ledger (`log/`, `segments/`)
     /// and the lease file in it, as format section 9 lays them out.
     Files(Arc<dyn Store>),
-    /// A backend with its own ledger and lease; revision files and a signed
-    /// root's checkpoint and tiles are put through `store`.
+    /// A backend with its own ledger and lease, which keeps revisions in
+    /// its entries; blobs and a signed root's checkpoint and tiles are put
+    /// through `store`.
     Native {
-        /// Where revision files, blobs and tiles are put.
+        /// Where blobs and tiles are put.
         store: Arc<dyn Store>,
         /// The root's ledger.
         ledger: Box<dyn Ledger>,

@@ -4,9 +4,12 @@
 //! storage, and nothing about how a backend keeps it:
 //!
 //! - a **ledger** ([`ledger::LedgerReader`], [`ledger::Ledger`]): its
-//!   records after a sequence, in batches, and the next record committed
-//!   at an expected tip ([`ledger::CommitError::TipMoved`] carries what was
-//!   found there);
+//!   records after a sequence, in batches, with the bytes of the revisions
+//!   they record, and the next record committed at an expected tip with
+//!   its revision's bytes ([`ledger::Commit`];
+//!   [`ledger::CommitError::TipMoved`] carries what was found there): a
+//!   revision goes through the ledger both ways, kept where the backend
+//!   keeps it (a file put before its record, or inside its entry);
 //! - a **lease** ([`lease::Lease`]): acquire, renew, release, and the fence
 //!   a takeover commits;
 //! - a **blob store** ([`BlobStore`]): get with a limit that every backend
@@ -25,7 +28,8 @@
 //! ([`ledger::SegmentedLedger`]), and the lease as one file replaced only
 //! if unchanged ([`lease::FileLease`]). The `nenjim-journal-objstore` crate
 //! makes a bucket a [`Store`]; a backend with its own commit primitive (a
-//! NATS JetStream stream) implements the ledger and lease traits directly.
+//! NATS JetStream stream) implements the ledger and lease traits directly,
+//! its revisions inside its entries (no file of one is faked).
 //! The loader (`nenjim-journal-fs`) and the writer (`nenjim-journal-writer`)
 //! take these traits, never a backend.
 //!

@@ -1,17 +1,13 @@
-//! The append path: validation, blobs, the revision file, the commit.
-
-use std::io::Read as _;
+//! The append path: validation, blobs, the commit of the revision.
 
 use nenjim_journal_api::append::{Appended, JournalWriter};
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::model::build;
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::Outcome;
-use nenjim_journal_store::Created;
-use nenjim_journal_store::ledger::{self, CommitError, Entry, Record, RevisionPointer};
+use nenjim_journal_store::ledger::{self, Commit, CommitError, Entry, Record, RevisionPointer};
 
-use crate::{FsJournalWriter, blob, io_error};
+use crate::{FsJournalWriter, blob};
 
 /// The ledger pointer to `revision`, a text of `size` bytes.
 pub(crate) fn pointer(revision: &JournalRevision, size: u64) -> RevisionPointer {
@@ -105,7 +101,7 @@ impl FsJournalWriter {
         while self.tip < tip {
             self.check_lease()?;
             let sequence = self.tip + 1;
-            match self.ledger.commit(self.tip, self.lease.fence()) {
+            match self.ledger.commit(self.tip, self.lease.fence().into()) {
                 Ok(entry) => {
                     self.tip = entry.sequence();
                     self.after_commit(&[entry])?;
@@ -175,41 +171,6 @@ impl FsJournalWriter {
     ) -> Result<nenjim_journal_parser::ParsedText, JournalError> {
         parse_after(text, self.last_parsed.as_ref())
     }
-
-    /// Writes the revision file of `revision` (text `text`) unless the same
-    /// bytes are already there.
-    fn write_revision(&self, revision: &JournalRevision, text: &str) -> Result<(), JournalError> {
-        let path = ledger::revision_path(
-            &self.root,
-            revision.coordinate(),
-            revision.journal_version(),
-        );
-        let created = self
-            .store
-            .put_if_absent(&path, text.as_bytes())
-            .map_err(io_error(&path, "cannot write the revision file"))?;
-        if created == Created::Exists {
-            let mut found = Vec::new();
-            self.store
-                .open(&path)
-                .and_then(|mut file| file.read_to_end(&mut found))
-                .map_err(io_error(&path, "cannot read the existing revision file"))?;
-            if found != text.as_bytes() {
-                return Err(error::error(
-                    ErrorKind::Conflict,
-                    format!(
-                        "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
-                        found.len(),
-                        RevisionDigest::of_bytes(&found),
-                        revision.coordinate(),
-                        revision.journal_version()
-                    ),
-                )
-                .with_path(path));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl JournalWriter for FsJournalWriter {
@@ -237,9 +198,10 @@ impl JournalWriter for FsJournalWriter {
         }
         self.check_blobs(ingested.revision(), head.as_ref())?;
         let revision = ingested.revision().clone();
-        self.write_revision(&revision, text)?;
-        let record = Record::Revision(pointer(&revision, text.len() as u64));
-        match self.ledger.commit(self.tip, record) {
+        // The ledger keeps the revision before its record (a directory's
+        // or a bucket's: its file, put unless the same bytes are there).
+        let commit = Commit::revision(pointer(&revision, text.len() as u64), text.as_bytes());
+        match self.ledger.commit(self.tip, commit) {
             Ok(entry) => {
                 self.state = ingested.into_state();
                 self.tip = entry.sequence();

@@ -2,33 +2,31 @@
 //!
 //! A batch of texts is validated one after the other against the state the
 //! earlier ones make (exactly as [`append`](nenjim_journal_api::append::JournalWriter::append) would,
-//! one by one), then committed with one durability barrier for the whole
-//! batch instead of one per revision: every new revision file is written,
-//! then all are synced, then linked to their names, then their directories
-//! synced once ([`BlobStore::put_many_if_absent`]); then their ledger
-//! entries are created in sequence order and made durable once
-//! ([`Ledger::commit_batch`]), after which the ledger's hooks run once for
-//! the batch (a signing hook writes one checkpoint). A crash at any instant
-//! leaves a prefix of the batch committed, never a gap: entries are created
-//! in order, and a revision file without its entry is never loaded.
+//! one by one), then committed, each revision with its bytes, with one
+//! durability barrier for the whole batch instead of one per revision
+//! ([`Ledger::commit_batch`]): on a directory or a bucket every new
+//! revision file is written, then all are synced, then linked to their
+//! names, then their directories synced once
+//! ([`BlobStore::put_many_if_absent`]); then their ledger entries are
+//! created in sequence order and made durable once, after which the
+//! ledger's hooks run once for the batch (a signing hook writes one
+//! checkpoint). A crash at any instant leaves a prefix of the batch
+//! committed, never a gap: entries are created in order, and a revision
+//! file without its entry is never loaded.
 //!
 //! [`BlobStore::put_many_if_absent`]: nenjim_journal_store::BlobStore::put_many_if_absent
 //! [`Ledger::commit_batch`]: nenjim_journal_store::ledger::Ledger::commit_batch
 
 use std::fmt;
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
 
 use nenjim_journal_api::append::Appended;
-use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_api::model::build;
-use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_store::Created;
-use nenjim_journal_store::ledger::{self, Record};
+use nenjim_journal_store::ledger::{self, Commit};
 
-use crate::{FsJournalWriter, append, io_error};
+use crate::{FsJournalWriter, append};
 
 /// A batch that stopped before its end: what it committed, and why it
 /// stopped (the error the text at [`index`](Self::index) got, or the
@@ -91,7 +89,6 @@ enum Slot {
 struct Pending<'t> {
     revision: JournalRevision,
     text: &'t str,
-    path: PathBuf,
 }
 
 /// The texts of a chunk at least this long are parsed on several threads.
@@ -208,16 +205,7 @@ impl FsJournalWriter {
                 Ok(Validated::Recorded(revision)) => slots.push(Slot::Recorded(revision)),
                 Ok(Validated::New(revision)) => {
                     slots.push(Slot::New(pending.len()));
-                    let path = ledger::revision_path(
-                        &self.root,
-                        revision.coordinate(),
-                        revision.journal_version(),
-                    );
-                    pending.push(Pending {
-                        revision,
-                        text,
-                        path,
-                    });
+                    pending.push(Pending { revision, text });
                 }
                 Err((error, ingested)) => {
                     whole &= !ingested;
@@ -226,26 +214,23 @@ impl FsJournalWriter {
                 }
             }
         }
-        // The revision files, one barrier; a different file found at a
-        // revision's path ends the batch before that revision.
-        let (writable, conflict) = match self.write_revisions(&pending) {
-            Ok(written) => written,
-            Err(error) => (0, Some(error)),
-        };
-        // The entries, one barrier.
-        let records: Vec<Record> = pending
-            .get(..writable)
-            .unwrap_or_default()
+        // The revisions with their bytes, then the entries, one barrier
+        // each; a different file found at a revision's path (a directory,
+        // a bucket) stops the batch before that revision (`Conflict`).
+        let commits: Vec<Commit<'_>> = pending
             .iter()
-            .map(|p| Record::Revision(append::pointer(&p.revision, p.text.len() as u64)))
+            .map(|p| {
+                let pointer = append::pointer(&p.revision, p.text.len() as u64);
+                Commit::revision(pointer, p.text.as_bytes())
+            })
             .collect();
-        let committed = if records.is_empty() {
+        let committed = if commits.is_empty() {
             ledger::BatchCommit {
                 entries: Vec::new(),
                 stopped: None,
             }
         } else {
-            self.ledger.commit_batch(self.tip, records)
+            self.ledger.commit_batch(self.tip, commits)
         };
         let done = committed.entries.len();
         if let Some(last) = committed.entries.last() {
@@ -294,7 +279,7 @@ impl FsJournalWriter {
         if let Some(stopped) = committed.stopped {
             return Err(self.failed_commit(self.tip + 1, stopped));
         }
-        match conflict.or(refused) {
+        match refused {
             Some(error) => Err(error),
             None => Ok(()),
         }
@@ -323,70 +308,6 @@ impl FsJournalWriter {
         self.check_blobs(&revision, head.as_ref())
             .map_err(|e| (e, true))?;
         Ok(Validated::New(revision))
-    }
-
-    /// Writes the revision files of `pending` with one barrier; returns how
-    /// many may be committed (all, or those before the first whose path
-    /// holds a different file) and the `Conflict` of that one.
-    fn write_revisions(
-        &self,
-        pending: &[Pending<'_>],
-    ) -> Result<(usize, Option<JournalError>), JournalError> {
-        let objects: Vec<(&Path, &[u8])> = pending
-            .iter()
-            .map(|p| (p.path.as_path(), p.text.as_bytes()))
-            .collect();
-        // One file: the single append's path (no batch barrier to share).
-        let created = match objects.as_slice() {
-            [(path, bytes)] => self.store.put_if_absent(path, bytes).map(|c| vec![c]),
-            _ => self.store.put_many_if_absent(&objects),
-        };
-        let created = created.map_err(|e| {
-            let path = pending
-                .first()
-                .map_or(self.root.clone(), |p| p.path.clone());
-            error::io_error(
-                path,
-                &format!(
-                    "cannot write the revision files of a batch of {}",
-                    pending.len()
-                ),
-                e,
-            )
-        })?;
-        for (i, (p, created)) in pending.iter().zip(created).enumerate() {
-            if created == Created::Exists
-                && let Some(conflict) = self.differs(p)?
-            {
-                return Ok((i, Some(conflict)));
-            }
-        }
-        Ok((pending.len(), None))
-    }
-
-    /// `Conflict` if the file found at `p`'s path is not its exact text.
-    fn differs(&self, p: &Pending<'_>) -> Result<Option<JournalError>, JournalError> {
-        let mut found = Vec::new();
-        self.store
-            .open(&p.path)
-            .and_then(|mut file| file.read_to_end(&mut found))
-            .map_err(io_error(&p.path, "cannot read the existing revision file"))?;
-        if found == p.text.as_bytes() {
-            return Ok(None);
-        }
-        Ok(Some(
-            error::error(
-                ErrorKind::Conflict,
-                format!(
-                    "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
-                    found.len(),
-                    RevisionDigest::of_bytes(&found),
-                    p.revision.coordinate(),
-                    p.revision.journal_version()
-                ),
-            )
-            .with_path(&p.path),
-        ))
     }
 }
 

@@ -15,11 +15,14 @@
 //! 3. with a content store, requires the blob of every new release's
 //!    `CONTENT` at `<store>/blobs/sha256/<hex>` with its exact size and
 //!    SHA-256 (`BlobMissing`, `BlobMismatch`);
-//! 4. writes the revision file durably (temporary file, sync, link to
-//!    `<root>/<coordinate>/<version>.journal` without replacing anything,
-//!    sync of the directory); a file already there with the same bytes
-//!    (placed by hand) is recorded as it is;
-//! 5. commits by creating the next ledger entry and returns its sequence:
+//! 4. commits the revision with its bytes through the ledger
+//!    ([`Ledger::commit`]), which keeps the bytes durably before the
+//!    record: a directory's or a bucket's ledger writes the revision file
+//!    (temporary file, sync, link to `<root>/<coordinate>/<version>.journal`
+//!    without replacing anything, sync of the directory; a file already
+//!    there with the same bytes, placed by hand, is recorded as it is,
+//!    other bytes are a `Conflict`), NATS publishes them with the record;
+//! 5. the commit creates the next ledger entry and returns its sequence:
 //!    `LeaseLost` if a newer holder fenced it (every later append is then
 //!    refused), `TipMoved` if another writer created it (the writer then
 //!    reads the ledger again, so the same append can be retried at the new
@@ -29,9 +32,9 @@
 //! revision file without its ledger entry is never loaded), and a crash at
 //! any instant leaves a root that loads, with every append that returned.
 //! The writer takes the storage seam (`nenjim-journal-store`): a ledger
-//! ([`Ledger`]), a lease
-//! ([`Lease`]) and a store for the
-//! revision files, never a backend; [`FsJournalWriter::open`] and
+//! ([`Ledger`], through which revisions are committed and read), a lease
+//! ([`Lease`]) and a store (blobs, a signed root's tiles and checkpoint),
+//! never a backend; [`FsJournalWriter::open`] and
 //! [`open_store`](FsJournalWriter::open_store) give it the ledger of
 //! `log/` entries and `segments/` and the lease file of a directory or a
 //! bucket, [`open_with`](FsJournalWriter::open_with) any others. The
@@ -105,7 +108,9 @@ use nenjim_journal_store::{FileSystem, RealFileSystem, Store};
 
 /// The one writer of a Journal root: see the [crate docs](crate).
 pub struct FsJournalWriter {
-    /// Where the root's revision files live.
+    /// The root's store: its files as the loader reads them (by default a
+    /// revision through the ledger is its file here), a signed root's
+    /// tiles and checkpoint.
     store: Arc<dyn Store>,
     root: PathBuf,
     options: WriterOptions,
@@ -192,7 +197,8 @@ impl FsJournalWriter {
     }
 
     /// The writer over any implementation of the storage seam: `ledger`
-    /// and `lease` of the root at `root`, whose revision files are in
+    /// and `lease` of the root at `root`, whose other files (a root
+    /// without a ledger's revision files, a signed root's tlog) are in
     /// `store`. Takes the lease, loads the root by its ledger (recording
     /// what it holds first if it has none), and fences after a takeover.
     pub fn open_with(
@@ -284,7 +290,7 @@ impl FsJournalWriter {
     /// writer committed in between first.
     fn fence(&mut self) -> Result<(), JournalError> {
         loop {
-            match self.ledger.commit(self.tip, self.lease.fence()) {
+            match self.ledger.commit(self.tip, self.lease.fence().into()) {
                 Ok(entry) => {
                     self.tip = entry.sequence();
                     tracing::info!(
@@ -310,9 +316,15 @@ impl FsJournalWriter {
     /// Reads the entries committed after this writer's tip and ingests the
     /// revisions they record (never the whole root again).
     fn catch_up(&mut self) -> Result<(), JournalError> {
-        let entries: Vec<Entry> = nenjim_journal_fs::ledger::read_after(&*self.ledger, self.tip)?;
-        self.state =
-            nenjim_journal_fs::ingest_recorded(self.fs(), &self.root, &entries, &self.state)?;
+        let read = nenjim_journal_fs::ledger::read_ledger_after(&*self.ledger, self.tip)?;
+        let entries: Vec<Entry> = read.entries().to_vec();
+        self.state = nenjim_journal_fs::ingest_recorded(
+            self.fs(),
+            &*self.ledger,
+            &self.root,
+            read,
+            &self.state,
+        )?;
         if let Some(signer) = &self.signer {
             signer.learn(&entries)?;
         }

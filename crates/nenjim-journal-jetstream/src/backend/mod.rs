@@ -1,53 +1,45 @@
-//! A NATS root as the storage seam sees a directory: one [`NatsBackend`]
-//! is the root's [`Store`](nenjim_journal_store::Store) (a
-//! [`FileSystem`] and a [`BlobStore`]) and its
-//! [`Ledger`] (and [`LedgerReader`]), over one [`NatsLedger`], so that the
-//! writer (`FsJournalWriter::open_with`) and the loader
+//! A NATS root through the storage seam: one [`NatsBackend`] is the
+//! root's [`Ledger`] (and [`LedgerReader`]), over one [`NatsLedger`], and
+//! its [`BlobStore`] (with the read-only [`FileSystem`] beside it) for
+//! what a NATS root keeps in buckets: blobs, a signed root's checkpoint
+//! and tiles, the store record. So the writer
+//! (`FsJournalWriter::open_with`) and the loader
 //! (`nenjim_journal_fs::load_recorded`, `refresh_recorded`) work on a NATS
-//! root unchanged. [`NatsBackend::writing`] is the seam's
-//! [`Writing`] of a root: this backend, its ledger and its lease.
+//! root unchanged. [`NatsBackend::writing`] is the seam's [`Writing`] of a
+//! root: this backend, its ledger and its lease.
 //!
 //! The root's path is its address, `nats://host:port/<name>`
 //! ([`NatsBackend::root_path`]), so that every path an error names is of
 //! the root: `nats://…/<coordinate>/<version>.journal`,
 //! `nats://…/blobs/sha256/<hex>`, `nats://…/ledger/<sequence>`.
 //!
-//! # Revision files travel inside their commit
+//! # Revisions travel through the ledger
 //!
-//! A NATS root keeps no revision file outside its ledger: a revision's
-//! bytes are in its ledger message (or in the blob the message points
-//! at). So the two sides of the seam meet here:
+//! A NATS root keeps no revision file: a revision's bytes are in its
+//! ledger message (or in the blob the message points at), and they go
+//! through the seam's ledger both ways, never through its files:
 //!
-//! - **writing**: the writer puts a revision file
-//!   (`put_if_absent(<root>/<coordinate>/<version>.journal, bytes)`)
-//!   before it commits its record. The backend keeps those bytes in memory
-//!   (*staged*, nothing is sent), and [`Ledger::commit`] of that record
-//!   takes them and commits record and bytes in one publish
+//! - **writing**: the writer commits a revision with its bytes (a seam
+//!   [`Commit`]), and
+//!   [`Ledger::commit`] publishes record and bytes at once
 //!   ([`NatsLedger::commit_at`]: inline, or as a blob first above the
-//!   inline limit). A revision file "exists" only once its record is
-//!   committed; a put of a staged path replaces what was staged (the same
-//!   append retried). A batch ([`Ledger::commit_batch`]) is committed by
-//!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). A commit takes the staged bytes of its records
-//!   whatever its outcome ([`Ledger::commit_batch`] those of every record
-//!   it was given), so nothing staged outlives the append that staged it.
-//! - **reading**: [`LedgerReader::read_after`] reads each entry with its
-//!   revision's bytes (checked against the record's size and SHA-256) and
-//!   keeps them by revision path, so that the loader's
-//!   [`FileSystem::read_recorded`] (or [`read`](FileSystem::read)) of that
-//!   path returns them. A read takes them out (memory does not grow with
-//!   the reads, and what is kept unread is at most [`KEPT_MAX`] bytes:
-//!   past it a revision is not kept); a path not kept, or read again (the loader re-reads a revision that did
-//!   not parse, to tell a changed file from a recorded one) is fetched again
-//!   by its entry's sequence, which the backend remembers for every path it
-//!   read ([`NatsLedger::read_entry`]).
+//!   inline limit); a batch ([`Ledger::commit_batch`]) is committed by
+//!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). Nothing is
+//!   staged: what is not committed was never sent.
+//! - **reading**: [`LedgerReader::read_after_with_bytes`] hands the loader
+//!   each entry with its revision's bytes (checked against the record's
+//!   size and SHA-256), and [`LedgerReader::read_revision`] reads one
+//!   again by its entry's sequence ([`NatsLedger::read_entry`]: the loader
+//!   reads a revision again when it did not parse, or when a large load
+//!   dropped the bytes carried). The backend keeps nothing of its reads.
 //!
 //! # The rest of the root
 //!
 //! - `metadata(<root>)` is a directory and `read_dir(<root>)` is empty: a
-//!   NATS root has no files outside its ledger. A root whose stream does
-//!   not exist is a root without a ledger ([`LedgerReader::exists`] is
-//!   false), so it loads as an empty root; [`Ledger::create`] (of no
-//!   entries) creates its stream and buckets.
+//!   NATS root holds no files. A root whose stream does not exist is a
+//!   root without a ledger ([`LedgerReader::exists`] is false), so its
+//!   first writer loads it as an empty root (the one listing it makes);
+//!   [`Ledger::create`] (of no entries) creates its stream and buckets.
 //! - `<root>/blobs/sha256/<hex>` is the object `blobs/sha256/<hex>` of the
 //!   root's blob bucket: with `WriterOptions::content_store_in(backend,
 //!   root_path)` the root's own bucket is the writer's content store
@@ -63,10 +55,10 @@
 //!   (create and replacement as for the transparency log). A root without
 //!   that bucket or key records no content store.
 //! - Anything else is absent to a reader and refused (`Unsupported`) to a
-//!   writer: a ledger entry file, a segment, a lease file have no place on
-//!   a NATS root (its ledger is the stream, its lease [`crate::NatsLease`]).
+//!   writer: a revision file, a ledger entry file, a segment, a lease file
+//!   have no place on a NATS root (its revisions and its ledger are the
+//!   stream, its lease [`crate::NatsLease`]).
 
-use std::collections::HashMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -75,12 +67,14 @@ use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::StorageType;
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+#[cfg(doc)]
+use nenjim_journal_store::BlobStore;
+use nenjim_journal_store::FileSystem;
 use nenjim_journal_store::backend::Writing;
 use nenjim_journal_store::ledger::{
-    self as seam, BatchCommit, Entry, Ledger, LedgerReader, Record, RevisionPointer,
+    self as seam, BatchCommit, Commit, Entry, EntryBytes, Ledger, LedgerReader, Record,
+    RevisionPointer,
 };
-#[cfg(doc)]
-use nenjim_journal_store::{BlobStore, FileSystem};
 
 use crate::ledger::{CommitError, NatsLedger};
 use crate::{JetStreamRoot, NatsLease};
@@ -95,66 +89,23 @@ const TLOG_DIR: &str = ".ledger/tlog/";
 /// the command's `init` records) in the metadata bucket.
 const STORE_RECORD_KEY: &str = seam::STORE_RECORD;
 
-/// A NATS root as a seam `Store` and `Ledger` (see the [module docs](self)).
+/// A NATS root as a seam `Ledger` and `Store` (see the [module docs](self)).
 /// Share it as an `Arc<NatsBackend>`: every call blocks on the ledger's
 /// runtime, from plain threads.
 pub struct NatsBackend {
     ledger: NatsLedger,
     root: PathBuf,
-    /// Revision bytes put by the writer, waiting for their commit, by
-    /// path under the root (`<coordinate>/<version>.journal`).
-    staged: Mutex<HashMap<String, Bytes>>,
-    /// Revision bytes read with their entries, waiting for the loader (at
-    /// most [`KEPT_MAX`] bytes of them).
-    read: Mutex<Kept>,
-    /// The sequence of every revision path read (to fetch it again).
-    sequences: Mutex<HashMap<String, u64>>,
     /// The transparency log's key-value bucket, once opened.
     tlog: Mutex<Option<kv::Store>>,
     /// The ledger metadata's key-value bucket (the store record), once opened.
     meta: Mutex<Option<kv::Store>>,
 }
 
-/// The most revision bytes a backend keeps from its reads for the loader
-/// (256 MiB): past it, a revision read through the ledger but not yet
-/// through its path is not kept, and its path's read fetches it again by
-/// its entry's sequence. So a caller that reads entries without ever
-/// reading their revision files holds a bounded amount of memory.
-pub const KEPT_MAX: usize = 256 * 1024 * 1024;
-
-/// Revision bytes kept from the reads, by path, and their total size.
-#[derive(Debug, Default)]
-struct Kept {
-    bytes: HashMap<String, Bytes>,
-    total: usize,
-}
-
-impl Kept {
-    /// Keeps `bytes` for `key` unless that would pass [`KEPT_MAX`].
-    fn keep(&mut self, key: String, bytes: Bytes) {
-        if let Some(old) = self.bytes.remove(&key) {
-            self.total -= old.len();
-        }
-        if self.total + bytes.len() <= KEPT_MAX {
-            self.total += bytes.len();
-            self.bytes.insert(key, bytes);
-        }
-    }
-    /// Takes the bytes kept for `key` out.
-    fn take(&mut self, key: &str) -> Option<Bytes> {
-        let bytes = self.bytes.remove(key)?;
-        self.total -= bytes.len();
-        Some(bytes)
-    }
-}
-
-/// The root and how much is staged and kept (never the bytes).
+/// The root (never a byte it holds).
 impl std::fmt::Debug for NatsBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NatsBackend")
             .field("root", &self.root)
-            .field("staged", &lock(&self.staged).len())
-            .field("kept_bytes", &lock(&self.read).total)
             .finish_non_exhaustive()
     }
 }
@@ -167,8 +118,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 enum Place {
     /// The root itself.
     Root,
-    /// A revision file: `<coordinate>/<version>.journal`.
-    Revision(String),
     /// A content blob: its object key, `blobs/sha256/<hex>`.
     Blob(String),
     /// A file kept in a key-value bucket: the transparency log's (its key
@@ -199,9 +148,6 @@ impl NatsBackend {
         Arc::new(NatsBackend {
             ledger,
             root,
-            staged: Mutex::new(HashMap::new()),
-            read: Mutex::new(Kept::default()),
-            sequences: Mutex::new(HashMap::new()),
             tlog: Mutex::new(None),
             meta: Mutex::new(None),
         })
@@ -229,10 +175,10 @@ impl NatsBackend {
     }
 
     /// What a writer writes this root through (the seam's
-    /// [`Writing::Native`]): this backend as the store (revision files
-    /// staged into their commits, blobs, the transparency log), as the
-    /// ledger ([`shared_ledger`](Self::shared_ledger)), and the root's
-    /// lease. First the lease's bucket is made where absent, since the
+    /// [`Writing::Native`]): this backend as the ledger
+    /// ([`shared_ledger`](Self::shared_ledger): revisions committed inside
+    /// their entries), as the store (blobs, the transparency log, the
+    /// store record), and the root's lease. First the lease's bucket is made where absent, since the
     /// lease is taken before the root is loaded (the stream is created by
     /// the writer's `Ledger::create`, when the root has none); and every
     /// bucket is read from its leader, since what decides a refusal (the
@@ -288,51 +234,8 @@ impl NatsBackend {
         let parts: Vec<&str> = relative.split('/').collect();
         match parts[..] {
             ["blobs", "sha256", hex] if hex.len() == 64 => Place::Blob(relative.clone()),
-            [coordinate, file]
-                if !coordinate.starts_with('.')
-                    && file.ends_with(seam::REVISION_SUFFIX)
-                    && !file.starts_with('.') =>
-            {
-                Place::Revision(relative.clone())
-            }
             _ => Place::Other,
         }
-    }
-
-    /// The key of the revision file `pointer` points at.
-    fn revision_key(pointer: &RevisionPointer) -> String {
-        format!(
-            "{}/{}{}",
-            pointer.coordinate().as_str(),
-            pointer.version(),
-            seam::REVISION_SUFFIX
-        )
-    }
-
-    /// The bytes of the revision file `key`: kept from a read (taken out),
-    /// else fetched again by the sequence it was read at.
-    fn revision_bytes(&self, key: &str) -> io::Result<Bytes> {
-        if let Some(bytes) = lock(&self.read).take(key) {
-            return Ok(bytes);
-        }
-        let sequence = lock(&self.sequences).get(key).copied();
-        let Some(sequence) = sequence else {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                "no ledger entry read records this revision file",
-            ));
-        };
-        let (_, revision) = self
-            .ledger
-            .read_entry(sequence)
-            .map_err(io_of)?
-            .into_parts();
-        revision.ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("ledger entry {sequence} records no revision"),
-            )
-        })
     }
 
     /// A request's failure as the io error the seam's calls return: one
@@ -415,66 +318,54 @@ impl NatsBackend {
             .filter(|e| e.operation == kv::Operation::Put)
             .map(|e| (e.value, e.revision)))
     }
+}
 
-    /// Commits `record` after `tip` with its staged bytes (taken out).
-    fn commit_record(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
-        let staged = match &record {
-            Record::Revision(pointer) => {
-                let key = NatsBackend::revision_key(pointer);
-                match lock(&self.staged).remove(&key) {
-                    Some(bytes) => Some(bytes),
-                    None => {
-                        return Err(seam::CommitError::Failed(
-                            error::error(
-                                ErrorKind::Io,
-                                "found no revision file put for this record, expected the writer to put it before the commit; nothing was committed",
-                            )
-                            .with_path(self.root.join(&key)),
-                        ));
-                    }
-                }
-            }
-            _ => None,
-        };
-        match self.ledger.commit_at(tip, record, staged.as_deref()) {
-            Ok(entry) => Ok(entry),
-            Err(CommitError::TipMoved { found, .. }) => Err(seam::CommitError::TipMoved { found }),
-            Err(CommitError::Failed(e)) => Err(seam::CommitError::Failed(e)),
-        }
+/// A seam commit error of the ledger's.
+fn seam_error(error: CommitError) -> seam::CommitError {
+    match error {
+        CommitError::TipMoved { found, .. } => seam::CommitError::TipMoved { found },
+        CommitError::Failed(e) => seam::CommitError::Failed(e),
     }
 }
 
-/// The stream itself: its entries, with each revision's bytes kept for the
-/// loader's read of its path (see the [module docs](self)).
+/// The stream itself: its entries, each with its revision's bytes (see
+/// the [module docs](self)); the backend keeps nothing of them.
 impl LedgerReader for NatsBackend {
     fn exists(&self) -> Result<bool, JournalError> {
         self.ledger.exists()
     }
 
     fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
-        let messages = self.ledger.read_after(after, max)?;
-        let mut entries = Vec::with_capacity(messages.len());
-        let mut read = lock(&self.read);
-        let mut sequences = lock(&self.sequences);
-        for message in messages {
-            let (entry, revision) = message.into_parts();
-            if let (Some(pointer), Some(bytes)) = (entry.revision(), revision) {
-                let key = NatsBackend::revision_key(pointer);
-                sequences.insert(key.clone(), entry.sequence());
-                read.keep(key, bytes);
-            }
-            entries.push(entry);
-        }
-        Ok(entries)
+        LedgerReader::read_after(&self.ledger, after, max)
     }
 
     fn entry_path(&self, sequence: u64) -> PathBuf {
         self.ledger.entry_path(sequence)
     }
+
+    fn read_after_with_bytes(
+        &self,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<EntryBytes>, JournalError> {
+        self.ledger.read_after_with_bytes(after, max)
+    }
+
+    fn read_revision(
+        &self,
+        fs: &dyn FileSystem,
+        root: &Path,
+        sequence: u64,
+        pointer: &RevisionPointer,
+        again: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        self.ledger
+            .read_revision(fs, root, sequence, pointer, again)
+    }
 }
 
-/// Commits through [`NatsLedger::commit_at`], each revision with the bytes
-/// the writer put for it.
+/// Commits through [`NatsLedger::commit_at`], each revision with its bytes
+/// in one publish.
 impl Ledger for NatsBackend {
     fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
         if let Some(first) = entries.first() {
@@ -490,59 +381,40 @@ impl Ledger for NatsBackend {
         self.ledger.create()
     }
 
-    fn commit(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
-        self.commit_record(tip, record)
+    fn commit(&self, tip: u64, commit: Commit<'_>) -> Result<Entry, seam::CommitError> {
+        let (record, bytes) = commit.into_parts();
+        if let (Record::Revision(pointer), None) = (&record, bytes) {
+            return Err(seam::CommitError::Failed(seam::without_bytes(
+                &self.root, pointer,
+            )));
+        }
+        self.ledger
+            .commit_at(tip, record, bytes)
+            .map_err(seam_error)
     }
 
-    /// The records with their staged bytes (taken out), up to the first
-    /// revision that has none, committed in order by
-    /// [`NatsLedger::commit_batch_at`]: atomic publishes of many entries
-    /// each, whole or not at all.
-    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        let mut with_bytes: Vec<(Record, Option<Bytes>)> = Vec::with_capacity(records.len());
+    /// The records with their bytes, up to the first revision without
+    /// them, committed in order by [`NatsLedger::commit_batch_at`]: atomic
+    /// publishes of many entries each, whole or not at all.
+    fn commit_batch(&self, tip: u64, commits: Vec<Commit<'_>>) -> BatchCommit {
+        let mut batch: Vec<(Record, Option<&[u8]>)> = Vec::with_capacity(commits.len());
         let mut missing = None;
-        {
-            let mut staged = lock(&self.staged);
-            let mut taken = Vec::new();
-            for record in &records {
-                if let Record::Revision(pointer) = record {
-                    taken.push(staged.remove(&NatsBackend::revision_key(pointer)));
-                }
+        for commit in commits {
+            let (record, bytes) = commit.into_parts();
+            if let (Record::Revision(pointer), None) = (&record, bytes) {
+                // What follows it is not committed either.
+                missing = Some(seam::CommitError::Failed(seam::without_bytes(
+                    &self.root, pointer,
+                )));
+                break;
             }
-            let mut taken = taken.into_iter();
-            for record in records {
-                match &record {
-                    Record::Revision(pointer) => match taken.next().flatten() {
-                        Some(bytes) => with_bytes.push((record, Some(bytes))),
-                        None => {
-                            // What follows it is not committed either.
-                            missing = Some(seam::CommitError::Failed(
-                                error::error(
-                                    ErrorKind::Io,
-                                    "found no revision file put for this record, expected the writer to put it before the commit; nothing of it or after it was committed",
-                                )
-                                .with_path(self.root.join(NatsBackend::revision_key(pointer))),
-                            ));
-                            break;
-                        }
-                    },
-                    _ => with_bytes.push((record, None)),
-                }
-            }
+            batch.push((record, bytes));
         }
-        let batch = with_bytes
-            .iter()
-            .map(|(record, bytes)| (record.clone(), bytes.as_deref()))
-            .collect();
         let (entries, stopped) = self.ledger.commit_batch_at(tip, batch);
-        let stopped = match stopped {
-            Some(CommitError::TipMoved { found, .. }) => {
-                Some(seam::CommitError::TipMoved { found })
-            }
-            Some(CommitError::Failed(e)) => Some(seam::CommitError::Failed(e)),
-            None => missing,
-        };
-        BatchCommit { entries, stopped }
+        BatchCommit {
+            entries,
+            stopped: stopped.map(seam_error).or(missing),
+        }
     }
 }
 
@@ -555,10 +427,27 @@ impl LedgerReader for SharedLedger {
         self.0.exists()
     }
     fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
-        self.0.read_after(after, max)
+        LedgerReader::read_after(&*self.0, after, max)
     }
     fn entry_path(&self, sequence: u64) -> PathBuf {
         LedgerReader::entry_path(&*self.0, sequence)
+    }
+    fn read_after_with_bytes(
+        &self,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<EntryBytes>, JournalError> {
+        self.0.read_after_with_bytes(after, max)
+    }
+    fn read_revision(
+        &self,
+        fs: &dyn FileSystem,
+        root: &Path,
+        sequence: u64,
+        pointer: &RevisionPointer,
+        again: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        self.0.read_revision(fs, root, sequence, pointer, again)
     }
 }
 
@@ -566,11 +455,11 @@ impl Ledger for SharedLedger {
     fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
         self.0.create(entries)
     }
-    fn commit(&self, tip: u64, record: Record) -> Result<Entry, seam::CommitError> {
-        self.0.commit(tip, record)
+    fn commit(&self, tip: u64, commit: Commit<'_>) -> Result<Entry, seam::CommitError> {
+        self.0.commit(tip, commit)
     }
-    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        self.0.commit_batch(tip, records)
+    fn commit_batch(&self, tip: u64, commits: Vec<Commit<'_>>) -> BatchCommit {
+        self.0.commit_batch(tip, commits)
     }
 }
 

@@ -8,10 +8,10 @@ use std::path::Path;
 
 use async_nats::jetstream::kv;
 use bytes::Bytes;
-use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer, RevisionDigest};
+use nenjim_journal_api::valuetypes::{ContentDigest, ContentPointer};
 use nenjim_journal_store::{BlobStore, Created, EntryKind, EntryMetadata, FileSystem, Version};
 
-use super::{CONTENT_DIR, NatsBackend, Place, lock};
+use super::{CONTENT_DIR, NatsBackend, Place};
 use crate::ledger::CONTENT_KEY_PREFIX;
 
 fn unsupported(path: &Path, what: &str) -> io::Error {
@@ -32,17 +32,6 @@ impl FileSystem for NatsBackend {
     fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
         match self.place(path) {
             Place::Root => Ok(EntryMetadata::new(EntryKind::Directory, 0)),
-            Place::Revision(key) => {
-                let kept = lock(&self.read).bytes.get(&key).map(Bytes::len);
-                match kept {
-                    Some(len) => Ok(EntryMetadata::new(EntryKind::File, len as u64)),
-                    None if lock(&self.sequences).contains_key(&key) => {
-                        let len = self.revision_bytes(&key)?.len();
-                        Ok(EntryMetadata::new(EntryKind::File, len as u64))
-                    }
-                    None => Err(not_found()),
-                }
-            }
             Place::Blob(key) => match self.ledger.blob_size(&key).map_err(super::io_of)? {
                 Some(size) => Ok(EntryMetadata::new(EntryKind::File, size)),
                 None => Err(not_found()),
@@ -68,7 +57,6 @@ impl FileSystem for NatsBackend {
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         let bytes = match self.place(path) {
-            Place::Revision(key) => self.revision_bytes(&key)?,
             Place::Kv(bucket, key) => self.kv_get(bucket, &key)?.ok_or_else(not_found)?.0,
             Place::Blob(key) => {
                 let mut reader = self
@@ -98,17 +86,6 @@ impl FileSystem for NatsBackend {
         }
         Ok(bytes.to_vec())
     }
-
-    fn read_recorded(
-        &self,
-        path: &Path,
-        limit: u64,
-        digest: &RevisionDigest,
-    ) -> io::Result<Vec<u8>> {
-        // The bytes were checked against their record's digest when read.
-        let _ = digest;
-        self.read(path, limit)
-    }
 }
 
 impl BlobStore for NatsBackend {
@@ -132,8 +109,8 @@ impl BlobStore for NatsBackend {
                 }
                 None => Ok(None),
             },
-            // Nothing else is a file of a NATS root (a revision file is in
-            // its ledger entry, read through the ledger).
+            // Nothing else is a file of a NATS root (a revision is in its
+            // ledger entry, read through the ledger).
             _ => Ok(None),
         }
     }
@@ -145,10 +122,6 @@ impl BlobStore for NatsBackend {
 
     fn put_if_absent(&self, path: &Path, bytes: &[u8]) -> io::Result<Created> {
         match self.place(path) {
-            Place::Revision(key) => {
-                lock(&self.staged).insert(key, Bytes::copy_from_slice(bytes));
-                Ok(Created::New)
-            }
             Place::Blob(key) => {
                 match self
                     .ledger
@@ -240,13 +213,6 @@ impl BlobStore for NatsBackend {
                 Some(reader) => Ok(Box::new(reader)),
                 None => Err(not_found()),
             },
-            Place::Revision(key) => {
-                let staged = lock(&self.staged).get(&key).cloned();
-                match staged {
-                    Some(bytes) => Ok(Box::new(io::Cursor::new(bytes))),
-                    None => Ok(Box::new(io::Cursor::new(self.revision_bytes(&key)?))),
-                }
-            }
             Place::Kv(bucket, key) => {
                 let (value, _) = self.kv_get(bucket, &key)?.ok_or_else(not_found)?;
                 Ok(Box::new(io::Cursor::new(value)))

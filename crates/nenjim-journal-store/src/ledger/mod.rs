@@ -5,13 +5,18 @@
 //!
 //! A ledger is read through [`LedgerReader`] (its records after a sequence,
 //! in batches, so that a backend over a network can fetch a batch with
-//! concurrent requests) and written through [`Ledger`] (the next record
-//! committed at an expected tip: [`CommitError::TipMoved`] carries what was
-//! found there). Today's implementation is [`SegmentedLedger`] (and
-//! [`SegmentedReader`] for the loader, which writes nothing): the layout
-//! below over any [`Store`](crate::Store), a directory or a bucket. A
-//! backend whose primitive is "publish at an expected sequence" (a NATS
-//! JetStream stream) implements the two traits directly.
+//! concurrent requests, and the bytes of the revisions they record) and
+//! written through [`Ledger`] (the next record committed at an expected
+//! tip with its revision's bytes, a [`Commit`]: [`CommitError::TipMoved`]
+//! carries what was found there). A revision's bytes travel through the
+//! ledger both ways: where they are kept is the ledger's business. Today's
+//! implementation is [`SegmentedLedger`] (and [`SegmentedReader`] for the
+//! loader, which writes nothing): the layout below over any
+//! [`Store`](crate::Store), a directory or a bucket, where a revision is
+//! the file its record points at, put before the record (blobs before
+//! pointers). A backend whose primitive is "publish at an expected
+//! sequence" (a NATS JetStream stream) implements the two traits directly
+//! and carries a revision inside its entry.
 //!
 //! # On disk (and in a bucket)
 //!
@@ -68,10 +73,13 @@ mod record;
 mod segmented;
 
 use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_api::error::JournalError;
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+
+use crate::{FileSystem, MAX_FILE_LEN};
 
 pub use follow::{FollowEntries, Followed, LedgerFollow};
 pub use record::{Entry, Record, RecordError, RevisionPointer};
@@ -183,6 +191,135 @@ pub trait LedgerReader: Send + Sync + fmt::Debug {
 
     /// The path of the entry `sequence`, for messages.
     fn entry_path(&self, sequence: u64) -> PathBuf;
+
+    /// [`read_after`](Self::read_after), each entry with the exact bytes
+    /// of the revision it records where the backend reads them with the
+    /// entry (a NATS message carries them, checked against the record);
+    /// `None` where it does not: the caller reads them with
+    /// [`read_revision`](Self::read_revision). The default carries none.
+    fn read_after_with_bytes(
+        &self,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<EntryBytes>, JournalError> {
+        Ok(self
+            .read_after(after, max)?
+            .into_iter()
+            .map(|entry| (entry, None))
+            .collect())
+    }
+
+    /// The exact bytes of the revision `pointer` that entry `sequence`
+    /// records, at most [`MAX_FILE_LEN`] + 1 of them (more means over the
+    /// limit, as [`FileSystem::read`] says it); `Ok(None)` when there is no
+    /// such revision. `again`: read from the backend itself, never from a
+    /// copy (the loader reads a revision again to tell one changed since
+    /// it was recorded from one that never parsed).
+    ///
+    /// The default reads the revision file `pointer` points at,
+    /// [`revision_path`]`(root, …)`, through `fs` (format section 9): with
+    /// [`FileSystem::read_recorded`] (a cache may answer it) or, `again`,
+    /// [`FileSystem::read`]; a read that fails where `fs` has no file at
+    /// that path is `Ok(None)`. A backend that keeps a revision in its
+    /// entry (NATS) reads it from there and never looks at `fs`.
+    fn read_revision(
+        &self,
+        fs: &dyn FileSystem,
+        root: &Path,
+        sequence: u64,
+        pointer: &RevisionPointer,
+        again: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        let _ = sequence;
+        let path = revision_path(root, pointer.coordinate(), pointer.version());
+        if again {
+            return fs.read(&path, MAX_FILE_LEN).map(Some);
+        }
+        match fs.read_recorded(&path, MAX_FILE_LEN, pointer.digest()) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e)
+                if e.kind() != io::ErrorKind::FileTooLarge
+                    && fs
+                        .symlink_metadata(&path)
+                        .is_err_and(|m| m.kind() == io::ErrorKind::NotFound) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// An entry as read, with the exact bytes of the revision it records
+/// where the backend carries them in its entries
+/// ([`LedgerReader::read_after_with_bytes`]).
+pub type EntryBytes = (Entry, Option<Vec<u8>>);
+
+/// One entry to commit ([`Ledger::commit`]): its record and, for a
+/// `REVISION` record, the exact bytes of the revision it points at (its
+/// size and SHA-256 are the pointer's). The ledger keeps the bytes where
+/// its backend keeps revisions: a revision file put before the record
+/// ([`SegmentedLedger`]), or inside the entry (NATS).
+#[derive(Clone)]
+pub struct Commit<'a> {
+    record: Record,
+    revision: Option<&'a [u8]>,
+}
+
+impl<'a> Commit<'a> {
+    /// The revision `pointer` points at, whose exact bytes are `bytes`.
+    pub fn revision(pointer: RevisionPointer, bytes: &'a [u8]) -> Commit<'a> {
+        Commit {
+            record: Record::Revision(pointer),
+            revision: Some(bytes),
+        }
+    }
+
+    /// The record.
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The revision's bytes (`None` for a record that holds no revision).
+    pub fn bytes(&self) -> Option<&'a [u8]> {
+        self.revision
+    }
+
+    /// The record and the revision's bytes.
+    pub fn into_parts(self) -> (Record, Option<&'a [u8]>) {
+        (self.record, self.revision)
+    }
+}
+
+/// A record alone: a `FENCE`. (A `REVISION` record committed without its
+/// bytes is refused by every ledger, `Failed`, and nothing is committed.)
+impl From<Record> for Commit<'static> {
+    fn from(record: Record) -> Commit<'static> {
+        Commit {
+            record,
+            revision: None,
+        }
+    }
+}
+
+/// The record and the size of the bytes (never the bytes).
+impl fmt::Debug for Commit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Commit")
+            .field("record", &self.record)
+            .field("bytes", &self.revision.map(<[u8]>::len))
+            .finish()
+    }
+}
+
+/// The refusal of a `REVISION` record committed without its revision's
+/// bytes (`Io` at the revision's path): nothing is committed.
+pub fn without_bytes(root: &Path, pointer: &RevisionPointer) -> JournalError {
+    error::error(
+        ErrorKind::Io,
+        "found a revision record without the revision's bytes, expected them with it; nothing of it or after it was committed",
+    )
+    .with_path(revision_path(root, pointer.coordinate(), pointer.version()))
 }
 
 /// Why a [`Ledger::commit`] did not commit.
@@ -205,22 +342,28 @@ pub trait Ledger: LedgerReader {
     /// Leftovers of an interrupted creation are the implementation's.
     fn create(&self, entries: &[Entry]) -> Result<(), JournalError>;
 
-    /// Commits `record` as the entry after `tip` (the compare-and-set of the
-    /// append path) and returns it; `TipMoved` if that entry exists.
-    fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError>;
+    /// Commits `commit` as the entry after `tip` (the compare-and-set of
+    /// the append path), its revision's bytes kept durably before its
+    /// record (blobs before pointers), and returns it; `TipMoved` if that
+    /// entry exists. A revision already kept with the same bytes (a file
+    /// placed by hand) is recorded as it is; other bytes there are a
+    /// `Conflict` (`Failed`), and nothing is committed.
+    fn commit(&self, tip: u64, commit: Commit<'_>) -> Result<Entry, CommitError>;
 
-    /// Commits `records` as the entries after `tip`, in order (group
+    /// Commits `commits` as the entries after `tip`, in order (group
     /// commit): the entries committed are a prefix of them, durable when
     /// this returns, and a crash at any instant leaves a prefix committed,
     /// never a gap. Stops at the first that cannot be committed
     /// ([`BatchCommit::stopped`]: `TipMoved` if another writer created that
-    /// entry). The default commits them one by one; [`SegmentedLedger`]
-    /// creates them all, then makes them durable once, then runs its
-    /// [`AfterCommit`] hooks once for the batch.
-    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
-        let mut entries = Vec::with_capacity(records.len());
+    /// entry, `Failed` with the `Conflict` of other bytes kept for a
+    /// revision). The default commits them one by one; [`SegmentedLedger`]
+    /// puts every revision file with one durability barrier, creates the
+    /// entries, makes them durable once, then runs its [`AfterCommit`]
+    /// hooks once for the batch.
+    fn commit_batch(&self, tip: u64, commits: Vec<Commit<'_>>) -> BatchCommit {
+        let mut entries = Vec::with_capacity(commits.len());
         let mut tip = tip;
-        for record in records {
+        for record in commits {
             match self.commit(tip, record) {
                 Ok(entry) => {
                     tip = entry.sequence();

@@ -267,7 +267,7 @@ mod tests {
         let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 10);
         ledger.create(&[]).unwrap();
         for tip in 0..45 {
-            ledger.commit(tip, fence(1)).unwrap();
+            ledger.commit(tip, fence(1).into()).unwrap();
         }
         let fs = Reads(Mutex::new(Vec::new()));
         let reader = SegmentedReader::new(&fs, root);
@@ -327,7 +327,7 @@ mod tests {
         let root = dir.path();
         let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
         ledger.create(&[]).unwrap();
-        ledger.commit(0, fence(1)).unwrap();
+        ledger.commit(0, fence(1).into()).unwrap();
         let zero = segment_path(root, 0);
         std::fs::write(&zero, "not a record\n").unwrap();
         let error = SegmentedReader::new(&RealFileSystem, root)

@@ -1,19 +1,22 @@
 //! [`SegmentedLedger`]: a root's ledger in a [`Store`], read and written
 //! (the writer's side of the [module docs](super)): commits at the tip,
-//! batches, after-commit hooks, and the one place segments are written.
+//! each revision's file put before its record, batches, after-commit
+//! hooks, and the one place segments are written.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use nenjim_journal_api::error::{self, JournalError};
+use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
+use nenjim_journal_api::valuetypes::RevisionDigest;
 
 use super::{SegmentedReader, exists};
 use crate::blob::{Created, Store};
 use crate::ledger::{
-    AfterCommit, BatchCommit, CommitError, Entry, LOG_DIR, Ledger, LedgerReader, MARKER,
-    MARKER_TEXT, Record, SEGMENT_SPAN, SEGMENTS_DIR, entry_path, ledger_dir, segment_path,
+    AfterCommit, BatchCommit, Commit, CommitError, Entry, LOG_DIR, Ledger, LedgerReader, MARKER,
+    MARKER_TEXT, Record, RevisionPointer, SEGMENT_SPAN, SEGMENTS_DIR, entry_path, ledger_dir,
+    revision_path, segment_path, without_bytes,
 };
 
 /// The ledger of a root in a [`Store`], read and written: the writer's.
@@ -95,6 +98,102 @@ impl SegmentedLedger {
             .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok())
     }
 
+    /// The path of the revision file `pointer` points at.
+    fn revision_path(&self, pointer: &RevisionPointer) -> PathBuf {
+        revision_path(&self.root, pointer.coordinate(), pointer.version())
+    }
+
+    /// Puts the revision file of `pointer` (its exact bytes `bytes`)
+    /// unless the same bytes are already there: other bytes are a
+    /// `Conflict` (the ledger does not record them).
+    fn put_revision(&self, pointer: &RevisionPointer, bytes: &[u8]) -> Result<(), JournalError> {
+        let path = self.revision_path(pointer);
+        let created = self
+            .store
+            .put_if_absent(&path, bytes)
+            .map_err(Self::io(&path, "cannot write the revision file"))?;
+        match created {
+            Created::New => Ok(()),
+            Created::Exists => self.differs(&path, pointer, bytes)?.map_or(Ok(()), Err),
+        }
+    }
+
+    /// Puts the revision files of `revisions` with one durability barrier
+    /// ([`put_many_if_absent`](crate::BlobStore::put_many_if_absent); one
+    /// file alone by `put_if_absent`): how many of them may be committed
+    /// (all, or those before the first whose path holds other bytes) and
+    /// the `Conflict` of that one.
+    fn put_revisions(
+        &self,
+        revisions: &[(&RevisionPointer, &[u8])],
+    ) -> Result<(usize, Option<JournalError>), JournalError> {
+        let paths: Vec<PathBuf> = revisions
+            .iter()
+            .map(|(pointer, _)| self.revision_path(pointer))
+            .collect();
+        let objects: Vec<(&Path, &[u8])> = paths
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(revisions.iter().map(|(_, bytes)| *bytes))
+            .collect();
+        let created = match objects.as_slice() {
+            [(path, bytes)] => self.store.put_if_absent(path, bytes).map(|c| vec![c]),
+            _ => self.store.put_many_if_absent(&objects),
+        };
+        let created = created.map_err(|e| {
+            let path = paths.first().map_or(self.root.clone(), Clone::clone);
+            error::io_error(
+                path,
+                &format!(
+                    "cannot write the revision files of a batch of {}",
+                    revisions.len()
+                ),
+                e,
+            )
+        })?;
+        for (i, ((path, (pointer, bytes)), created)) in
+            paths.iter().zip(revisions).zip(created).enumerate()
+        {
+            if created == Created::Exists
+                && let Some(conflict) = self.differs(path, pointer, bytes)?
+            {
+                return Ok((i, Some(conflict)));
+            }
+        }
+        Ok((revisions.len(), None))
+    }
+
+    /// `Conflict` if the file found at `path` (the revision file of
+    /// `pointer`) is not exactly `bytes`.
+    fn differs(
+        &self,
+        path: &Path,
+        pointer: &RevisionPointer,
+        bytes: &[u8],
+    ) -> Result<Option<JournalError>, JournalError> {
+        let mut found = Vec::new();
+        self.store
+            .open(path)
+            .and_then(|mut file| file.read_to_end(&mut found))
+            .map_err(Self::io(path, "cannot read the existing revision file"))?;
+        if found == bytes {
+            return Ok(None);
+        }
+        Ok(Some(
+            error::error(
+                ErrorKind::Conflict,
+                format!(
+                    "found a different file ({} bytes, digest {}) at the path of {} {}, expected none or this exact text; the ledger does not record it: move it away to append this revision",
+                    found.len(),
+                    RevisionDigest::of_bytes(&found),
+                    pointer.coordinate(),
+                    pointer.version()
+                ),
+            )
+            .with_path(path),
+        ))
+    }
+
     fn io(path: &Path, what: &str) -> impl FnOnce(io::Error) -> JournalError {
         let path = path.to_path_buf();
         let what = what.to_owned();
@@ -167,7 +266,16 @@ impl Ledger for SegmentedLedger {
         Ok(())
     }
 
-    fn commit(&self, tip: u64, record: Record) -> Result<Entry, CommitError> {
+    /// The revision file first (blobs before pointers), then the entry.
+    fn commit(&self, tip: u64, commit: Commit<'_>) -> Result<Entry, CommitError> {
+        let (record, bytes) = commit.into_parts();
+        if let Record::Revision(pointer) = &record {
+            let Some(bytes) = bytes else {
+                return Err(CommitError::Failed(without_bytes(&self.root, pointer)));
+            };
+            self.put_revision(pointer, bytes)
+                .map_err(CommitError::Failed)?;
+        }
         let entry = Entry::new(tip + 1, record);
         let path = entry_path(&self.root, entry.sequence());
         match self.store.put_record(&path, &entry.to_string()) {
@@ -194,12 +302,69 @@ impl Ledger for SegmentedLedger {
         Ok(entry)
     }
 
-    /// The entries created in order through [`BlobStore::put_records`]
-    /// (one directory sync locally), then the segments due, then each hook
-    /// once for the batch.
+    /// The revision files put with one barrier (a record after the first
+    /// whose path holds other bytes is not committed: that `Conflict` is
+    /// where the batch stops), then the entries created in order through
+    /// [`BlobStore::put_records`] (one directory sync locally), then the
+    /// segments due, then each hook once for the batch.
     ///
     /// [`BlobStore::put_records`]: crate::BlobStore::put_records
-    fn commit_batch(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
+    fn commit_batch(&self, tip: u64, commits: Vec<Commit<'_>>) -> BatchCommit {
+        // The records up to the first revision without its bytes.
+        let mut missing = None;
+        let mut records = Vec::with_capacity(commits.len());
+        let mut revisions: Vec<(usize, &[u8])> = Vec::new();
+        for commit in commits {
+            let (record, bytes) = commit.into_parts();
+            if let Record::Revision(pointer) = &record {
+                let Some(bytes) = bytes else {
+                    missing = Some(without_bytes(&self.root, pointer));
+                    break;
+                };
+                revisions.push((records.len(), bytes));
+            }
+            records.push(record);
+        }
+        let pointers: Vec<(&RevisionPointer, &[u8])> = revisions
+            .iter()
+            .filter_map(|(i, bytes)| match records.get(*i) {
+                Some(Record::Revision(pointer)) => Some((pointer, *bytes)),
+                _ => None,
+            })
+            .collect();
+        let (writable, conflict) = if pointers.is_empty() {
+            (records.len(), None)
+        } else {
+            match self.put_revisions(&pointers) {
+                // The records before the first revision not writable.
+                Ok((written, conflict)) => (
+                    revisions.get(written).map_or(records.len(), |(i, _)| *i),
+                    conflict,
+                ),
+                Err(error) => (0, Some(error)),
+            }
+        };
+        let conflict = conflict.or(missing);
+        records.truncate(writable);
+        if records.is_empty() {
+            return BatchCommit {
+                entries: Vec::new(),
+                stopped: conflict.map(CommitError::Failed),
+            };
+        }
+        let mut batch = self.commit_records(tip, records);
+        if batch.stopped.is_none() {
+            batch.stopped = conflict.map(CommitError::Failed);
+        }
+        batch
+    }
+}
+
+impl SegmentedLedger {
+    /// The entries of `records` after `tip`, created in order through
+    /// [`BlobStore::put_records`](crate::BlobStore::put_records), then the
+    /// segments due, then each hook once for the batch.
+    fn commit_records(&self, tip: u64, records: Vec<Record>) -> BatchCommit {
         let mut entries: Vec<Entry> = (tip + 1..)
             .zip(records)
             .map(|(sequence, record)| Entry::new(sequence, record))
@@ -268,14 +433,17 @@ mod tests {
         assert!(ledger.exists().unwrap());
         assert_eq!(ledger.read_after(0, 10).unwrap(), []);
 
-        let first = ledger.commit(0, fence(1)).unwrap();
+        let first = ledger.commit(0, fence(1).into()).unwrap();
         assert_eq!(first.sequence(), 1);
-        match ledger.commit(0, fence(2)) {
+        match ledger.commit(0, fence(2).into()) {
             Err(CommitError::TipMoved { found }) => assert_eq!(found, Some(first.clone())),
             other => panic!("{other:?}"),
         }
         for tip in 1..5 {
-            assert_eq!(ledger.commit(tip, fence(1)).unwrap().sequence(), tip + 1);
+            assert_eq!(
+                ledger.commit(tip, fence(1).into()).unwrap().sequence(),
+                tip + 1
+            );
         }
         // Segments every 2 entries: 2 and 4 written, 5 not yet.
         assert!(segment_path(root, 2).is_file() && segment_path(root, 4).is_file());
@@ -324,8 +492,8 @@ mod tests {
         let ledger =
             SegmentedLedger::new(Arc::new(RealFileSystem), root, 3).after_commit(hook.clone());
         ledger.create(&[]).unwrap();
-        ledger.commit(0, fence(1)).unwrap();
-        let batch = ledger.commit_batch(1, (0..7).map(|_| fence(1)).collect());
+        ledger.commit(0, fence(1).into()).unwrap();
+        let batch = ledger.commit_batch(1, (0..7).map(|_| fence(1).into()).collect());
         assert!(batch.stopped.is_none(), "{:?}", batch.stopped);
         let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
         assert_eq!(sequences, [2, 3, 4, 5, 6, 7, 8]);
@@ -340,7 +508,7 @@ mod tests {
         // Another writer created entry 11: a batch from tip 8 commits 9 and 10.
         std::fs::create_dir_all(root.join(".ledger/log")).unwrap();
         std::os::unix::fs::symlink("11 FENCE 2", entry_path(root, 11)).unwrap();
-        let batch = ledger.commit_batch(8, (0..4).map(|_| fence(1)).collect());
+        let batch = ledger.commit_batch(8, (0..4).map(|_| fence(1).into()).collect());
         let sequences: Vec<u64> = batch.entries.iter().map(Entry::sequence).collect();
         assert_eq!(sequences, [9, 10]);
         match batch.stopped {
