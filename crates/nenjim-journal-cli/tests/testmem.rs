@@ -4,7 +4,6 @@
 //! reaches without naming it. The command runs in-process
 //! (`nenjim_journal_cli::run`), since the roots live in this process.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use nenjim_journal_api::valuetypes::ArtifactCoordinate;
 use nenjim_journal_root::{LoadOptions, Root};
