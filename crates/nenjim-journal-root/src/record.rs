@@ -26,7 +26,6 @@ const ITSELF: &str = ".";
 
 /// The content store a root records.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum RecordedStore {
     /// The root itself (`store .`: a NATS root's own bucket).
     Itself,
@@ -43,7 +42,8 @@ impl RecordedStore {
         }
     }
 
-    fn parse(text: &str) -> RecordedStore {
+    /// The store a record's text names (`.`: the root itself).
+    pub fn from_record(text: &str) -> RecordedStore {
         if text == ITSELF {
             RecordedStore::Itself
         } else {
@@ -76,7 +76,7 @@ pub(crate) fn read(
         lines.next().and_then(|l| l.strip_prefix("store ")),
     ) {
         (Some(STORE_RECORD_HEADER), Some(store)) if !store.trim().is_empty() => {
-            Ok(Some(RecordedStore::parse(store.trim())))
+            Ok(Some(RecordedStore::from_record(store.trim())))
         }
         _ => Err(error::io_error(
             &path,

@@ -28,12 +28,10 @@
 
 use std::path::{Path, PathBuf};
 
-use nenjim_journal_fs::ledger;
-use nenjim_journal_store::Store;
 use serde::Serialize;
 
 use super::publish::with_writer_at;
-use nenjim_journal_root::{Creating, Root};
+use nenjim_journal_root::{Creating, RecordedStore, Root};
 
 use crate::address::locate;
 use crate::args::InitArgs;
@@ -41,12 +39,6 @@ use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::{Paint, Ui};
 
-/// The store record's file name under `<root>/.ledger/`.
-pub const STORE_RECORD: &str = nenjim_journal_store::ledger::STORE_RECORD;
-/// The largest store record read.
-const RECORD_MAX: u64 = 64 * 1024;
-/// The store record's first line.
-const HEADER: &str = "nenjim-store/1";
 /// The store a record names by `store .`: the root itself (a NATS root's
 /// own blob bucket).
 const ITSELF: &str = ".";
@@ -92,11 +84,11 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
     let created_root = root_address
         .create(&Creating::new().replicas(args.replicas.map(usize::from)))
         .map_err(|e| created_error(e, &args.root))?;
-    let (fs, root) = crate::address::store(&root_address)?;
-    let root = root.as_path();
     // What to record: `--store`; else a NATS root that records nothing
     // records its own bucket; else the record is kept.
-    let recorded = read_record(&*fs, root)?;
+    let recorded = root_address
+        .recorded_store()?
+        .map(|r| r.as_record().to_owned());
     let (record, created_store) = match store_check {
         Some((text, created)) => (Some(text), created),
         None if nats && recorded.is_none() => (Some(ITSELF.to_owned()), false),
@@ -115,9 +107,9 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         &args.writing,
         0,
         ui,
-        |_writer| {
+        |writer| {
             if let Some(text) = &record {
-                write_record(&*fs, root, text)?;
+                root_address.record_store(writer, &RecordedStore::from_record(text))?;
             }
             Ok(())
         },
@@ -204,74 +196,18 @@ fn same_nats_root(store: &Path, root: &Root) -> bool {
     }
 }
 
-/// The path of the store record of `root` (a path in its store).
-fn record_path(root: &Path) -> PathBuf {
-    ledger::ledger_dir(root).join(STORE_RECORD)
-}
-
-/// Writes the store record of `root` (replacing an older one).
-fn write_record(fs: &dyn Store, root: &Path, store: &str) -> Result<(), CliError> {
-    let path = record_path(root);
-    let text = format!("{HEADER}\nstore {store}\n");
-    loop {
-        let version = fs
-            .get(&path, RECORD_MAX)
-            .map_err(|e| CliError::io(&path, "cannot read the store record", e))?
-            .map(|(_, version)| version);
-        if fs
-            .replace_if_unchanged(&path, text.as_bytes(), version.as_ref())
-            .map_err(|e| CliError::io(&path, "cannot write the store record", e))?
-            .is_some()
-        {
-            return Ok(());
-        }
-    }
-}
-
 /// The content store recorded by `root` (as typed: a path or a URL; the
 /// root itself, as typed, for `store .`), if any. A root that does not
 /// exist records none; a NATS root that records none keeps its blobs in
 /// its own bucket (see the module docs).
 pub fn recorded_store(typed: &Path) -> Result<Option<PathBuf>, CliError> {
     let address = locate(typed)?;
-    let (fs, root) = crate::address::store(&address)?;
-    Ok(match read_record(&*fs, &root)?.as_deref() {
-        Some(ITSELF) => Some(typed.to_path_buf()),
-        Some(store) => Some(PathBuf::from(store)),
+    Ok(match address.recorded_store()? {
+        Some(RecordedStore::Itself) => Some(typed.to_path_buf()),
+        Some(RecordedStore::Other(store)) => Some(PathBuf::from(store)),
         None if address.backend().keeps_own_blobs() => Some(typed.to_path_buf()),
         None => None,
     })
-}
-
-/// The store named by the store record of `root` (in `fs`), as written;
-/// `None` without a record.
-fn read_record(fs: &dyn Store, root: &Path) -> Result<Option<String>, CliError> {
-    let path = record_path(root);
-    let bytes = match fs.read(&path, RECORD_MAX) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(CliError::io(&path, "cannot read the store record", e)),
-    };
-    let text = String::from_utf8(bytes).ok();
-    let mut lines = text.as_deref().map(str::lines).into_iter().flatten();
-    match (
-        lines.next(),
-        lines.next().and_then(|l| l.strip_prefix("store ")),
-    ) {
-        (Some(HEADER), Some(store)) if !store.trim().is_empty() => {
-            Ok(Some(store.trim().to_owned()))
-        }
-        _ => Err(CliError::io(
-            &path,
-            "cannot read the store record",
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!(
-                    "found a malformed store record, expected `{HEADER}` then `store <store>` (write it again with `nenjim-journal init <root> --store <store>`)"
-                ),
-            ),
-        )),
-    }
 }
 
 /// The content store a command uses: `--store` if given, else the one
