@@ -94,7 +94,7 @@ impl Backend for ObjectRoot {
     }
 
     fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
-        create_in(&*self.store, &self.root, creating, || {
+        create_in(self, &*self.store, creating, || {
             self.store.ensure_dir(&self.root)
         })
     }

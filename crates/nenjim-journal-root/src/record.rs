@@ -43,7 +43,7 @@ impl RecordedStore {
     }
 
     /// The store a record's text names (`.`: the root itself).
-    pub fn from_record(text: &str) -> RecordedStore {
+    fn from_record(text: &str) -> RecordedStore {
         if text == ITSELF {
             RecordedStore::Itself
         } else {

@@ -135,11 +135,10 @@ impl Root {
         _writer: &FsJournalWriter,
         store: &RecordedStore,
     ) -> Result<(), JournalError> {
-        match self.backend.writing()? {
-            Writing::Files(fs) | Writing::Native { store: fs, .. } => {
-                record::write(&*fs, self.path(), store)
-            }
-        }
+        // The root's own store, where its `.ledger/` is (no new writer's
+        // parts: the writer holding the lease already has them).
+        let (fs, path) = self.backend.content_store()?;
+        record::write(&*fs, &path, store)
     }
 
     /// The reference Journal over this root, loading with `options`:

@@ -209,43 +209,39 @@ impl Creating {
     }
 }
 
-/// The refusal of [`Creating::replicas`] by a backend that keeps no copies
-/// of its own (a directory, a bucket).
-pub fn no_replicas(root: &Path, replicas: usize) -> JournalError {
-    error::error(
-        ErrorKind::Usage,
-        format!(
-            "found --replicas {replicas} for {}, expected it only for a NATS root (nats://…): a directory or a bucket keeps its own copies",
-            root.display()
-        ),
-    )
-}
-
-/// [`Backend::create`] over a store whose directories are made by
-/// `make_dir`: the root is a directory there, or is made one.
+/// [`Backend::create`] of `backend`, whose root is a directory of `fs`
+/// made by `make_dir`: the root is a directory there, or is made one. A
+/// number of replicas is refused (a directory or a bucket keeps its own
+/// copies). Every error names the root by its address, as it was given.
 pub fn create_in(
+    backend: &dyn Backend,
     fs: &dyn FileSystem,
-    root: &Path,
     creating: &Creating,
     make_dir: impl FnOnce() -> io::Result<()>,
 ) -> Result<bool, JournalError> {
+    let address = backend.address();
     if let Some(replicas) = creating.replicas {
-        return Err(no_replicas(root, replicas));
+        return Err(error::error(
+            ErrorKind::Usage,
+            format!(
+                "found --replicas {replicas} for {address}, expected it only for a NATS root (nats://…): a directory or a bucket keeps its own copies"
+            ),
+        ));
     }
-    match fs.metadata(root) {
+    match fs.metadata(backend.root_path()) {
         Ok(meta) if meta.kind() == crate::EntryKind::Directory => Ok(false),
         Ok(_) => Err(error::error(
             ErrorKind::RootNotDirectory,
             format!(
-                "found a file at {}, expected a directory (or nothing) for the Journal root",
-                root.display()
+                "found a file at {address}, expected a directory (or nothing) for the Journal root"
             ),
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            make_dir().map_err(|e| error::io_error(root, "cannot create the root", e))?;
+            make_dir()
+                .map_err(|e| error::io_error(address.as_str(), "cannot create the root", e))?;
             Ok(true)
         }
-        Err(e) => Err(error::io_error(root, "cannot read the root", e)),
+        Err(e) => Err(error::io_error(address.as_str(), "cannot read the root", e)),
     }
 }
 
@@ -343,7 +339,7 @@ impl Backend for LocalRoot {
     }
 
     fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
-        create_in(&RealFileSystem, &self.path, creating, || {
+        create_in(self, &RealFileSystem, creating, || {
             std::fs::create_dir_all(&self.path)
         })
     }

@@ -239,7 +239,7 @@ impl Backend for MemoryRoot {
     }
 
     fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
-        create_in(&*self.store, &self.root, creating, || {
+        create_in(self, &*self.store, creating, || {
             self.store.fs.mkdir(&self.root);
             Ok(())
         })

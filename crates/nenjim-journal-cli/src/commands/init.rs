@@ -28,6 +28,7 @@
 
 use std::path::{Path, PathBuf};
 
+use nenjim_journal_api::error::{ErrorKind, JournalError};
 use serde::Serialize;
 
 use super::publish::with_writer_at;
@@ -38,10 +39,6 @@ use crate::args::InitArgs;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::{Paint, Ui};
-
-/// The store a record names by `store .`: the root itself (a NATS root's
-/// own blob bucket).
-const ITSELF: &str = ".";
 
 /// The `--json` document.
 #[derive(Debug, Serialize)]
@@ -60,7 +57,10 @@ struct InitDocument {
 pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
     // A store that does not exist is refused before anything is created.
     let store_check = match &args.store {
-        Some(store) => Some((record_text(store)?, require_store(store, args.create)?)),
+        Some(store) => Some((
+            RecordedStore::Other(record_text(store)?),
+            require_store(store, args.create)?,
+        )),
         None => None,
     };
     let root_address = locate(&args.root)?;
@@ -77,26 +77,24 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
                     .as_deref()
                     .is_some_and(|s| same_nats_root(s, &root_address)) =>
         {
-            Some((ITSELF.to_owned(), false))
+            Some((RecordedStore::Itself, false))
         }
         other => other,
     };
     let created_root = root_address
         .create(&Creating::new().replicas(args.replicas.map(usize::from)))
-        .map_err(|e| created_error(e, &args.root))?;
+        .map_err(created_error)?;
     // What to record: `--store`; else a NATS root that records nothing
     // records its own bucket; else the record is kept.
-    let recorded = root_address
-        .recorded_store()?
-        .map(|r| r.as_record().to_owned());
+    let recorded = root_address.recorded_store()?;
     let (record, created_store) = match store_check {
-        Some((text, created)) => (Some(text), created),
-        None if nats && recorded.is_none() => (Some(ITSELF.to_owned()), false),
+        Some((store, created)) => (Some(store), created),
+        None if nats && recorded.is_none() => (Some(RecordedStore::Itself), false),
         None => (None, false),
     };
-    let store = match record.as_deref().or(recorded.as_deref()) {
-        Some(ITSELF) => Some(path_text(&args.root)),
-        Some(text) => Some(text.to_owned()),
+    let store = match record.as_ref().or(recorded.as_ref()) {
+        Some(RecordedStore::Itself) => Some(path_text(&args.root)),
+        Some(RecordedStore::Other(text)) => Some(text.clone()),
         None => None,
     };
     // The writer creates the ledger; the record is written under its lease.
@@ -108,8 +106,8 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
         0,
         ui,
         |writer| {
-            if let Some(text) = &record {
-                root_address.record_store(writer, &RecordedStore::from_record(text))?;
+            if let Some(store) = &record {
+                root_address.record_store(writer, store)?;
             }
             Ok(())
         },
@@ -151,27 +149,10 @@ pub fn run(args: &InitArgs, ui: &Ui) -> Result<Status, CliError> {
 
 /// An error of creating the root, said as the command says it: a file in
 /// its place and a refused `--replicas` are usage errors (exit 2).
-fn created_error(error: nenjim_journal_api::error::JournalError, typed: &Path) -> CliError {
-    use nenjim_journal_api::error::ErrorKind;
+fn created_error(error: JournalError) -> CliError {
     match error.kind() {
-        ErrorKind::RootNotDirectory => CliError::usage(
-            "RootNotDirectory",
-            format!(
-                "found a file at {}, expected a directory (or nothing) for the Journal root",
-                path_text(typed)
-            ),
-        ),
-        ErrorKind::Usage => CliError::usage(
-            "Usage",
-            error.message().replace(
-                &path_text(
-                    &locate(typed)
-                        .map(|r| r.path().to_path_buf())
-                        .unwrap_or_default(),
-                ),
-                &path_text(typed),
-            ),
-        ),
+        ErrorKind::RootNotDirectory => CliError::usage("RootNotDirectory", error.message()),
+        ErrorKind::Usage => CliError::usage("Usage", error.message()),
         _ => error.into(),
     }
 }

@@ -87,7 +87,6 @@ pub fn with_writer_at<T>(
         None => options,
     };
     let in_bucket = address.has_remote_files();
-    require_root(root, &address)?;
     let mut told = false;
     let opened = address.writer_observed(options, |error| {
         if !told {
@@ -132,27 +131,13 @@ pub fn with_writer_at<T>(
     result
 }
 
-/// Refuses a root (typed as `root`, at `address`) that does not exist,
-/// with the `init` that creates it.
-pub fn require_root(root: &Path, address: &Root) -> Result<(), CliError> {
-    let exists = match address.exists() {
-        Ok(exists) => exists,
-        Err(e) => {
-            return Err(settled_by_rerun(e.into(), address.has_remote_files()));
-        }
-    };
-    if exists {
-        return Ok(());
-    }
-    Err(error::error(
-        ErrorKind::RootMissing,
-        format!(
-            "found nothing, expected a Journal root; create it first with `nenjim-journal init {} [--store <store>]`",
-            path_text(root)
-        ),
-    )
-    .with_path(root)
-    .into())
+/// Refuses a root that does not exist, with the `init` that creates it
+/// (`Root::require`); a bucket that could not be read says that running
+/// the command again settles it.
+pub fn require_root(address: &Root) -> Result<(), CliError> {
+    address
+        .require()
+        .map_err(|e| settled_by_rerun(e.into(), address.has_remote_files()))
 }
 
 /// An I/O failure of a write to a bucket: its answer may have been lost (a

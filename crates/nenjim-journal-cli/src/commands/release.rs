@@ -48,7 +48,7 @@ pub fn run(args: &ReleaseArgs, ui: &Ui) -> Result<Status, CliError> {
         wanted.push(build_release(args, version, license.clone(), pointer)?);
         blobs.push(bytes);
     }
-    super::publish::require_root(&args.root, &crate::address::locate(&args.root)?)?;
+    super::publish::require_root(&crate::address::locate(&args.root)?)?;
     let store = super::init::needed_store(&args.root, args.store.as_deref())?;
     super::init::require_store(&store, args.create)?;
     let what = Publish {
