@@ -27,7 +27,7 @@ pub(crate) struct Connection {
     pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
     /// Declared last: dropped after the client it runs.
-    runtime: crate::blocking::Blocking,
+    runtime: nenjim_journal_store::blocking::Blocking,
 }
 
 impl std::fmt::Debug for Connection {
@@ -48,7 +48,7 @@ impl Connection {
             .enable_all()
             .build()
             .map_err(|e| error::io_error(&address, "cannot start the NATS client's runtime", e))?;
-        let runtime = crate::blocking::Blocking::new(runtime);
+        let runtime = nenjim_journal_store::blocking::Blocking::new(runtime);
         let (lost_tx, lost) = watch::channel(false);
         let (reconnected_tx, reconnected) = watch::channel(0u64);
         let options = &root.options;
@@ -174,7 +174,7 @@ impl Connection {
     }
 
     /// Runs `future` to its end on the connection's runtime (from any
-    /// thread: see [`crate::blocking`]).
+    /// thread: see `nenjim_journal_store::blocking`).
     pub(crate) fn block_on<F>(&self, future: F) -> F::Output
     where
         F: Future + Send,

@@ -134,7 +134,6 @@
 
 pub mod address;
 pub mod backend;
-mod blocking;
 mod connection;
 pub mod follow;
 pub mod kind;

@@ -88,7 +88,6 @@ use object_store::{
 
 pub mod address;
 pub mod backend;
-mod blocking;
 mod errors;
 mod keys;
 mod listing;
@@ -99,8 +98,8 @@ pub mod tls;
 
 pub use address::{Address, parse_address, parse_address_with_env};
 pub use backend::{ObjectKind, ObjectRoot};
-pub(crate) use blocking::Blocking;
 pub use multipart::{PART_BYTES, SINGLE_PUT_MAX};
+pub(crate) use nenjim_journal_store::blocking::Blocking;
 
 use crate::errors::{io_error, refused, refused_without_object, too_large, version_of};
 use crate::keys::key;

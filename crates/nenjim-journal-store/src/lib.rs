@@ -43,6 +43,8 @@
 pub mod backend;
 mod backend_error;
 mod blob;
+#[cfg(feature = "tokio")]
+pub mod blocking;
 pub mod content;
 mod file_system;
 pub mod lease;
