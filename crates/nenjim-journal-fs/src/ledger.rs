@@ -86,10 +86,13 @@ impl Ledger {
             })
             .collect()
     }
-    /// The entries after `other`'s, with their carried bytes, appended.
-    pub(crate) fn extend(&mut self, other: Ledger) {
-        self.entries.extend(other.entries);
-        self.carried.extend(other.carried);
+    /// Keeps the first `len` entries (and their carried bytes): a
+    /// verifying load serves what the checkpoint covers.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.entries.truncate(len);
+        let tip = self.tip();
+        self.carried.retain(|sequence, _| *sequence <= tip);
+        self.segmented = self.segmented.min(tip);
     }
 }
 

@@ -184,14 +184,20 @@ impl LoadOptions {
     /// A note verifier key (`<name>+<hash>+<base64>`, as Go's
     /// `golang.org/x/mod/sumdb/note` and the command's `keygen` print it):
     /// start and refresh verify the root's checkpoint against it before
-    /// publishing (format section 10). A start checks the signature, that
-    /// the checkpoint's size is the number of ledger entries read, and
-    /// that the tree of the records read (each revision file checked
-    /// against its record) has its root hash; a refresh accepts only a
+    /// publishing, and publish exactly the entries it covers (format
+    /// section 10). A start checks the signature, that the ledger holds at
+    /// least the checkpoint's size of entries, and that the tree of the
+    /// first that many records (each revision file checked against its
+    /// record) has its root hash; the entries after them wait for a
+    /// checkpoint that covers them (a writer at a checkpoint interval
+    /// publishes one later), which a refresh takes, accepting only a
     /// checkpoint consistent with the last one verified (`Rollback`
-    /// otherwise). Errors: `CheckpointInvalid` (a malformed key, no
-    /// checkpoint, a bad signature, another key), `CheckpointMismatch`,
-    /// `Rollback`. See [`load_verified`] and [`refresh_verified`].
+    /// otherwise; its report's `uncovered()` counts the entries still
+    /// waiting). Errors: `CheckpointInvalid` (a malformed key, no
+    /// checkpoint, a bad signature, another key), `CheckpointMismatch` (the
+    /// records do not hash to it, or it covers more entries than the
+    /// ledger holds), `Rollback`. See [`load_verified`] and
+    /// [`refresh_verified`].
     #[must_use]
     pub fn verifier(self, key: &str) -> LoadOptions {
         LoadOptions {

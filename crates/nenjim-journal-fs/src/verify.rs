@@ -1,8 +1,11 @@
 //! Loading a signed root with a verifier key (format section 10): the
-//! checkpoint's signature, its size against the ledger's entries, and its
-//! root hash against the tree of the records read, all checked before
-//! anything is published; a refresh accepts only a checkpoint consistent
-//! with the last one verified.
+//! checkpoint's signature, its size against the ledger's entries (at most
+//! them), and its root hash against the tree of the records it covers, all
+//! checked before anything is published; exactly those entries are
+//! published, the ones after them wait for a checkpoint that covers them
+//! (a writer at a checkpoint interval). A refresh accepts only a
+//! checkpoint consistent with the last one verified, and reports how many
+//! entries still wait.
 //!
 //! The records are hashed on a thread of their own while the revision
 //! files are read and checked against them (the loader reads every record
@@ -25,11 +28,6 @@ use nenjim_journal_tlog::tree::prove_consistency;
 
 use crate::{LoadOptions, ledger, recorded};
 
-/// How many times a load reads the checkpoint again when it does not
-/// cover exactly the entries read (a writer between its commit and its
-/// checkpoint): the checkpoint must change each time to be read again.
-const RETRIES: usize = 4;
-
 /// The last checkpoint a Journal verified, and the tree of the records it
 /// covers (its right edge: a few hashes), from which a refresh checks the
 /// next one.
@@ -37,12 +35,20 @@ const RETRIES: usize = 4;
 pub struct Verified {
     checkpoint: Checkpoint,
     tree: TreeHasher,
+    /// The ledger entries read after the checkpoint's.
+    uncovered: u64,
 }
 
 impl Verified {
     /// The checkpoint verified.
     pub fn checkpoint(&self) -> &Checkpoint {
         &self.checkpoint
+    }
+    /// How many ledger entries the load or refresh that verified it found
+    /// after the ones it covers: not published, they wait for a checkpoint
+    /// that covers them (format section 10, "Reading").
+    pub fn uncovered(&self) -> u64 {
+        self.uncovered
     }
 }
 
@@ -126,30 +132,23 @@ pub fn load_verified_from(
         ))
         .with_path(store_ledger::checkpoint_path(root)));
     }
-    let mut checkpoint = read_checkpoint(fs, root, &key)?;
+    // The checkpoint first, then the ledger: a writer makes the entries a
+    // checkpoint covers durable before it writes it, so the ledger read
+    // after it holds at least them.
+    let checkpoint = read_checkpoint(fs, root, &key)?;
     let mut read = ledger::read_ledger_after(reader, 0)?;
-    // A writer may be between a commit and its checkpoint: read the
-    // checkpoint (and the entries after the ones read) again while it moves.
-    for _ in 0..RETRIES {
-        if read.entries().len() as u64 == checkpoint.size() {
-            break;
-        }
-        let again = read_checkpoint(fs, root, &key)?;
-        if again == checkpoint {
-            break;
-        }
-        checkpoint = again;
-        read.extend(ledger::read_ledger_after(reader, read.tip())?);
-    }
     let path = store_ledger::checkpoint_path(root);
-    if read.entries().len() as u64 != checkpoint.size() {
+    let held = read.entries().len() as u64;
+    if held < checkpoint.size() {
         return Err(mismatch(format!(
-            "found a checkpoint of {} entries, expected the {} entries of the ledger",
-            checkpoint.size(),
-            read.entries().len()
+            "found a checkpoint of {} entries, expected at most the {held} entries of the ledger",
+            checkpoint.size()
         ))
         .with_path(path));
     }
+    // The entries after it wait for a checkpoint that covers them.
+    let uncovered = held - checkpoint.size();
+    read.truncate(usize::try_from(checkpoint.size()).unwrap_or(usize::MAX));
     let carried = read.take_carried();
     // The records are hashed while the revisions are read.
     let (tree, loaded) = std::thread::scope(|scope| {
@@ -162,7 +161,14 @@ pub fn load_verified_from(
     checkpoint
         .check_tree(tree.size(), &tree.root())
         .map_err(|e| e.with_path(&path))?;
-    Ok((loaded?, Some(Verified { checkpoint, tree })))
+    Ok((
+        loaded?,
+        Some(Verified {
+            checkpoint,
+            tree,
+            uncovered,
+        }),
+    ))
 }
 
 /// [`crate::refresh_with`] with the verification of `options`' verifier
@@ -222,12 +228,20 @@ pub fn refresh_verified_from(
         )
         .with_path(path));
     }
-    if checkpoint.size() == from {
-        *verified = Some(Verified { checkpoint, tree });
-        return Ok(build::refresh_report(0, unchanged, 0));
-    }
     let read = ledger::read_ledger_after(reader, from)?;
     let mut carried: Vec<EntryBytes> = read.into_carried();
+    let uncovered = (from + carried.len() as u64).saturating_sub(checkpoint.size());
+    if checkpoint.size() == from {
+        *verified = Some(Verified {
+            checkpoint,
+            tree,
+            uncovered,
+        });
+        return Ok(build::with_uncovered(
+            build::refresh_report(0, unchanged, 0),
+            uncovered,
+        ));
+    }
     // Entries after the checkpoint are not covered yet: the next refresh.
     carried.truncate(usize::try_from(checkpoint.size() - from).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = carried.iter().map(|(e, _)| e.clone()).collect();
@@ -254,8 +268,15 @@ pub fn refresh_verified_from(
     if ingested > 0 {
         publish(next);
     }
-    *verified = Some(Verified { checkpoint, tree });
-    Ok(build::refresh_report(ingested, unchanged, 0))
+    *verified = Some(Verified {
+        checkpoint,
+        tree,
+        uncovered,
+    });
+    Ok(build::with_uncovered(
+        build::refresh_report(ingested, unchanged, 0),
+        uncovered,
+    ))
 }
 
 /// Checks that `newer` extends `older` (a consistency proof read from the

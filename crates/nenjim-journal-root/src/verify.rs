@@ -13,8 +13,11 @@
 //! 1. the checkpoint's signature by the log's key (`CheckpointInvalid`);
 //! 2. every revision file against its ledger record: size and SHA-256 of
 //!    its exact bytes, each file streamed and hashed once (`LedgerMismatch`);
-//! 3. the tree over every record: its size and root hash are the
-//!    checkpoint's, and so is the root of the hash tiles (`CheckpointMismatch`).
+//! 3. the tree over the records the checkpoint covers (the first `N`; the
+//!    ledger holding fewer is `CheckpointMismatch`): its size and root
+//!    hash are the checkpoint's, and so is the root of the hash tiles
+//!    (`CheckpointMismatch`, naming a missing tile). The entries after
+//!    them are [`Verified::uncovered`]: they wait for the next checkpoint.
 //!
 //! Then [`SignedRoot::check_consistent`] checks that an older checkpoint
 //! ([`read_checkpoint`], saved earlier) is extended by the current one
@@ -181,7 +184,9 @@ impl SignedRoot {
             Ok(Some((bytes, _))) => Ok(bytes),
             Ok(None) => Err(error::error(
                 ErrorKind::CheckpointMismatch,
-                format!("found no tile {tile}, expected the tiles of the checkpoint's tree"),
+                format!(
+                    "found no tile {tile}, expected the tiles of the checkpoint's tree (lost with a writer's crash? the next writer with the signing key writes it again)"
+                ),
             )
             .with_path(path)),
             Err(e) => Err(error::io_error(&path, "cannot read the tile", e)),
@@ -270,6 +275,7 @@ impl SignedRoot {
 pub struct Verified {
     checkpoint: Checkpoint,
     revisions: usize,
+    uncovered: u64,
 }
 
 impl Verified {
@@ -278,9 +284,17 @@ impl Verified {
         &self.checkpoint
     }
 
-    /// How many revision files match their records.
+    /// How many revision files match their records (those of the
+    /// entries after the checkpoint included).
     pub fn revisions(&self) -> usize {
         self.revisions
+    }
+
+    /// How many ledger entries follow the ones the checkpoint covers: not
+    /// wrong, they wait for the writer's next checkpoint (its checkpoint
+    /// interval, or the next writer with the key if it died first).
+    pub fn uncovered(&self) -> u64 {
+        self.uncovered
     }
 }
 
@@ -295,10 +309,26 @@ pub fn verify(root: &SignedRoot, key: &VerifierKey) -> Result<Verified, JournalE
     // One pass over the ledger: each record into the tree, each revision
     // file streamed and hashed once.
     let entries = root.entries()?;
+    let held = entries.len() as u64;
+    if held < checkpoint.size() {
+        return Err(error::error(
+            ErrorKind::CheckpointMismatch,
+            format!(
+                "found a checkpoint of {} entries, expected at most the {held} entries of the ledger",
+                checkpoint.size()
+            ),
+        )
+        .with_path(root.path(CHECKPOINT)));
+    }
+    // The entries after the checkpoint (a writer at a checkpoint interval,
+    // or one that died before its publication) are checked against their
+    // files too; the tree is the checkpoint's prefix.
     let mut tree = TreeHasher::new();
     let mut revisions = 0;
     for entry in &entries {
-        tree.push_record(entry.to_string().as_bytes());
+        if tree.size() < checkpoint.size() {
+            tree.push_record(entry.to_string().as_bytes());
+        }
         if let Some(pointer) = entry.revision() {
             check_revision(root, entry.sequence(), pointer)?;
             revisions += 1;
@@ -319,6 +349,7 @@ pub fn verify(root: &SignedRoot, key: &VerifierKey) -> Result<Verified, JournalE
         .with_path(root.path("tile")));
     }
     Ok(Verified {
+        uncovered: held - checkpoint.size(),
         checkpoint,
         revisions,
     })

@@ -48,8 +48,10 @@
 //! barrier, group commit), `blob.rs` (the content store), `signing.rs` (a
 //! signed root, format section 10: with [`WriterOptions::signing_key`], the
 //! tiles and the signed checkpoint at `<root>/.ledger/tlog/` after every
-//! commit, one per batch; a signed root refuses a writer without its key
-//! with `CheckpointInvalid`, before anything is written). The lease protocol is the seam's
+//! commit, one per batch, or at the
+//! [`checkpoint_interval`](WriterOptions::checkpoint_interval) and on
+//! close; a signed root refuses a writer without its key with
+//! `CheckpointInvalid`, before anything is written). The lease protocol is the seam's
 //! (`nenjim_journal_store::lease`), segments the ledger's.
 //!
 //! # The lease
@@ -278,6 +280,7 @@ impl FsJournalWriter {
                 key,
                 published,
                 &entries,
+                self.options.checkpoint_interval,
             )?);
         }
         if taken_over {
@@ -386,9 +389,46 @@ impl FsJournalWriter {
         &*self.store
     }
 
-    /// Releases the lease, so that another writer may open the root at once.
+    /// Publishes the checkpoint of what this writer committed and left
+    /// uncovered (a signed root at a checkpoint interval), then releases
+    /// the lease, so that another writer may open the root at once. The
+    /// lease is released even if the publication fails (its error is
+    /// returned: the next writer covers those entries before it commits).
     pub fn close(mut self) -> Result<(), JournalError> {
-        self.lease.release()
+        let published = match &mut self.signer {
+            Some(signer) => signer.close(),
+            None => Ok(()),
+        };
+        let released = self.lease.release();
+        published.and(released)
+    }
+
+    /// On a signed root, how many ledger entries the checkpoint this
+    /// writer last published (or found) covers; `None` on an unsigned
+    /// root (a writer without a signing key). At a checkpoint interval it
+    /// may be behind [`tip`](Self::tip): the entries after it wait for
+    /// the next publication.
+    pub fn checkpoint_covers(&self) -> Option<u64> {
+        self.signer.as_ref().map(signing::Checkpointer::covered)
+    }
+
+    /// Waits until a checkpoint covering ledger entry `sequence` (e.g.
+    /// that of an [`Appended`](nenjim_journal_api::append::Appended)'s
+    /// revision) is published, at most one checkpoint interval, and
+    /// returns the number of entries it covers: after it, the entry's
+    /// inclusion proof can be read from the root's tiles. At interval
+    /// zero it is covered already (or published now, if an earlier
+    /// publication failed). `Usage` on an unsigned root or for an entry
+    /// this writer does not know; the publication's error if it fails.
+    pub fn wait_for_checkpoint(&self, sequence: u64) -> Result<u64, JournalError> {
+        match &self.signer {
+            Some(signer) => signer.wait_covered(sequence),
+            None => Err(error::error(
+                ErrorKind::Usage,
+                "found an unsigned root, expected a signed one (WriterOptions::signing_key) to wait for a checkpoint",
+            )
+            .with_path(&self.root)),
+        }
     }
 
     /// The ledger's last sequence as this writer knows it: that of the last

@@ -17,6 +17,7 @@ pub struct WriterOptions {
     pub(crate) segment_span: u64,
     pub(crate) signing_key: Option<crate::signing::KeyText>,
     pub(crate) batch_max: usize,
+    pub(crate) checkpoint_interval: Duration,
     lease_wait: Option<Duration>,
 }
 
@@ -33,6 +34,7 @@ impl Default for WriterOptions {
             segment_span: ledger::SEGMENT_SPAN,
             signing_key: None,
             batch_max: BATCH_MAX,
+            checkpoint_interval: Duration::ZERO,
             lease_wait: None,
         }
     }
@@ -93,7 +95,8 @@ impl WriterOptions {
     /// A note signer key (`PRIVATE+KEY+<name>+<hash>+<base64>`, as Go's
     /// `golang.org/x/mod/sumdb/note` and the command's `keygen` write it,
     /// a final line ending allowed): the writer signs a checkpoint after
-    /// every commit (format section 10); required on a signed root. A root
+    /// every commit, or at its [`checkpoint_interval`](Self::checkpoint_interval)
+    /// (format section 10); required on a signed root. A root
     /// becomes signed when a writer first opens it with a key. A malformed
     /// key is refused by the open (`CheckpointInvalid`), before anything
     /// is written.
@@ -103,6 +106,26 @@ impl WriterOptions {
             signing_key: Some(crate::signing::KeyText(key.to_owned())),
             ..self
         }
+    }
+    /// The least time between two checkpoints this writer publishes
+    /// (default zero: one after every commit). Whatever it committed is
+    /// covered once the interval has passed, and when it closes (format
+    /// section 10, "Writing": the cadence of Tessera and Rekor v2, which
+    /// pay the signature and the tiles once per interval, not per entry).
+    /// A verifying loader serves the entries a checkpoint covers; the
+    /// ones after it wait for the next one
+    /// ([`FsJournalWriter::wait_for_checkpoint`](crate::FsJournalWriter::wait_for_checkpoint)
+    /// waits for it). Only a signed root has checkpoints.
+    #[must_use]
+    pub fn checkpoint_interval(self, interval: Duration) -> WriterOptions {
+        WriterOptions {
+            checkpoint_interval: interval,
+            ..self
+        }
+    }
+    /// The interval of [`checkpoint_interval`](Self::checkpoint_interval).
+    pub fn checkpoint_interval_of(&self) -> Duration {
+        self.checkpoint_interval
     }
     /// The most revisions [`FsJournalWriter::append_batch`](crate::FsJournalWriter::append_batch)
     /// commits with one durability barrier (default [`BATCH_MAX`], at

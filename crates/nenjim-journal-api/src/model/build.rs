@@ -148,6 +148,16 @@ pub fn refresh_report(ingested: usize, unchanged: usize, unrecorded: usize) -> R
         ingested,
         unchanged,
         unrecorded,
+        uncovered: 0,
+    }
+}
+
+/// `report`, saying that `uncovered` ledger entries wait for a checkpoint
+/// that covers them (a verifying refresh).
+pub fn with_uncovered(report: RefreshReport, uncovered: u64) -> RefreshReport {
+    RefreshReport {
+        uncovered: usize::try_from(uncovered).unwrap_or(usize::MAX),
+        ..report
     }
 }
 

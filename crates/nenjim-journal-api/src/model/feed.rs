@@ -13,6 +13,7 @@ pub struct RefreshReport {
     pub(crate) ingested: usize,
     pub(crate) unchanged: usize,
     pub(crate) unrecorded: usize,
+    pub(crate) uncovered: usize,
 }
 
 impl RefreshReport {
@@ -33,6 +34,14 @@ impl RefreshReport {
     /// command's `check` lists them. Always 0 for a root without a ledger.
     pub fn unrecorded(&self) -> usize {
         self.unrecorded
+    }
+    /// How many ledger entries after the last verified checkpoint a
+    /// refresh with a verifier key (`LoadOptions::verifier`) found: not
+    /// published, they wait for a checkpoint that covers them (the writer
+    /// publishes one at its checkpoint interval; a later refresh takes
+    /// them). Always 0 without a verifier.
+    pub fn uncovered(&self) -> usize {
+        self.uncovered
     }
 }
 
