@@ -107,10 +107,14 @@ fn another_key_no_checkpoint_or_a_malformed_key_is_checkpoint_invalid() {
 }
 
 /// An older, validly signed checkpoint in front of a longer ledger (a
-/// freeze, or a dropped newest revision) and one flipped byte of a
-/// record are refused at start, nothing published.
+/// writer at a checkpoint interval, or one that died before publishing)
+/// is served as what it covers: exactly its prefix, the entries after it
+/// counted as uncovered by a refresh, taken once a checkpoint covers them.
+/// A checkpoint covering more than the ledger holds (a dropped newest
+/// entry) and one flipped byte of a record are refused at start
+/// (`CheckpointMismatch`), nothing published.
 #[test]
-fn an_older_checkpoint_or_a_flipped_record_byte_is_refused_at_start() {
+fn an_older_checkpoint_serves_its_prefix_and_a_flipped_record_byte_is_refused() {
     let root = tempfile::tempdir().unwrap();
     append(root.path(), 1, &["a", "b"]);
     let checkpoint = root.path().join(".ledger/tlog/checkpoint");
@@ -119,11 +123,27 @@ fn an_older_checkpoint_or_a_flipped_record_byte_is_refused_at_start() {
     let newer = std::fs::read(&checkpoint).unwrap();
     let (_, vkey) = signed::key(ORIGIN, 1);
     std::fs::write(&checkpoint, &older).unwrap();
+    let lagging = verifying(root.path(), &vkey);
+    lagging.process().start().unwrap();
+    assert_eq!(coordinates(&lagging), ["a", "b"]);
+    let report = lagging.manager().refresh().unwrap();
+    assert_eq!((report.ingested(), report.uncovered()), (0, 1));
+    std::fs::write(&checkpoint, &newer).unwrap();
+    let report = lagging.manager().refresh().unwrap();
+    assert_eq!((report.ingested(), report.uncovered()), (1, 0));
+    assert_eq!(coordinates(&lagging), ["a", "b", "c"]);
+    verifying(root.path(), &vkey).process().start().unwrap();
+
+    // The newest ledger entry dropped: the checkpoint covers more than
+    // the ledger holds.
+    let third = root.path().join(".ledger/log/00000000000000000003");
+    let kept = std::fs::read_link(&third).unwrap();
+    std::fs::remove_file(&third).unwrap();
     refused(
         &verifying(root.path(), &vkey),
         ErrorKind::CheckpointMismatch,
     );
-    std::fs::write(&checkpoint, &newer).unwrap();
+    std::os::unix::fs::symlink(&kept, &third).unwrap();
     verifying(root.path(), &vkey).process().start().unwrap();
 
     // One byte of the second record's digest, flipped (the entry is a
