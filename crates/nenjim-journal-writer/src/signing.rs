@@ -157,8 +157,12 @@ pub(crate) struct Checkpointer {
     timer: Option<JoinHandle<()>>,
 }
 
+/// Locks are taken in one order: `publisher`, then `state` (never the
+/// other way round).
 #[derive(Debug)]
 struct Shared {
+    /// The root (for the errors' paths).
+    root: PathBuf,
     interval: Duration,
     state: Mutex<State>,
     /// Notified when entries are appended, a publication ends, or the
@@ -271,6 +275,7 @@ impl Checkpointer {
             );
         }
         let shared = Arc::new(Shared {
+            root: root.to_path_buf(),
             interval,
             state: Mutex::new(State {
                 tree,
@@ -427,7 +432,6 @@ impl Shared {
         for entry in entries {
             let expected = state.tree.size() + 1;
             if entry.sequence() != expected {
-                let root = lock(&self.publisher).root.clone();
                 return Err(error::error(
                     ErrorKind::CheckpointMismatch,
                     format!(
@@ -435,7 +439,7 @@ impl Shared {
                         entry.sequence()
                     ),
                 )
-                .with_path(ledger::tlog_dir(&root)));
+                .with_path(ledger::tlog_dir(&self.root)));
             }
             state.tree.append(entry.to_string().as_bytes())?;
         }
