@@ -1,5 +1,6 @@
 //! The integration tests of this crate, as one test binary (one link step;
-//! `autotests = false` in `Cargo.toml`): each file of `tests/` a module.
+//! `autotests = false` in `Cargo.toml`): each file of `tests/` a module
+//! (`witness_cadence`: witnesses on a root signed at an interval).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,3 +14,4 @@ mod roots;
 mod runtime;
 mod service;
 mod signed;
+mod witness_cadence;

@@ -1,0 +1,69 @@
+//! Witnesses on a root whose writer publishes checkpoints at an interval
+//! (format section 10): a witness cosigns whatever checkpoint is current,
+//! even one the ledger has moved past; `verify` checks its prefix and
+//! counts the entries after it; the quorum is checked as before; once the
+//! writer closes, the witness cosigns the newer checkpoint, consistent
+//! with the one it cosigned.
+
+use std::time::Duration;
+
+use nenjim_journal_api::valuetypes::Description;
+use nenjim_journal_root::publish::{self, NewRelease};
+use nenjim_journal_root::verify::{self, SignedRoot};
+use nenjim_journal_root::witness::{self, WitnessState};
+use nenjim_journal_root::{Creating, Root, WriterOptions};
+use nenjim_journal_tlog::note::{Algorithm, SignerKey, VerifierKey};
+
+#[test]
+fn a_witness_cosigns_the_current_checkpoint_of_a_lagging_root() {
+    let state = tempfile::tempdir().unwrap();
+    let (signer, verifier) = nenjim_journal_testkit::signed::key("hub.test", 9);
+    let key = VerifierKey::parse(&verifier).unwrap();
+    let root = Root::open("testmem://witness-cadence/hub").unwrap();
+    root.create(&Creating::new()).unwrap();
+    let options = root
+        .as_content_store_of(
+            WriterOptions::new()
+                .signing_key(&signer)
+                .checkpoint_interval(Duration::from_secs(3600)),
+        )
+        .unwrap();
+    let mut writer = root.writer(options).unwrap();
+    let coordinate = "left-pad".parse().unwrap();
+    let description = Description::new("Pads strings").unwrap();
+    publish::create(&mut writer, &coordinate, &description, None).unwrap();
+    // The open signed the empty root; nothing since is covered.
+    let signed = SignedRoot::open(&root).unwrap();
+    let verified = verify::verify(&signed, &key).unwrap();
+    assert_eq!((verified.checkpoint().size(), verified.uncovered()), (0, 1));
+    assert_eq!(verified.revisions(), 1);
+
+    let alpha = SignerKey::from_seed("alpha.test", Algorithm::CosignatureV1, [3; 32]).unwrap();
+    let alpha = witness::witness_key(&format!("{}\n", alpha.to_key_string())).unwrap();
+    let witnesses = [alpha.verifier()];
+    let alpha_state = WitnessState::new(&state.path().join("alpha"), "hub.test");
+    let first = witness::cosign(&signed, &alpha, &alpha_state, &key).unwrap();
+    assert_eq!(first.checkpoint().size(), 0);
+    let current = verified.checkpoint().clone();
+    assert_eq!(
+        verify::check_quorum(&signed, &current, &key, &witnesses, 1).unwrap(),
+        1
+    );
+
+    let release = NewRelease::new(
+        "1.0.0".parse().unwrap(),
+        "MIT".parse().unwrap(),
+        b"1.0.0".to_vec(),
+    );
+    publish::release(&mut writer, &coordinate, vec![release]).unwrap();
+    writer.close().unwrap();
+    let verified = verify::verify(&signed, &key).unwrap();
+    assert_eq!((verified.checkpoint().size(), verified.uncovered()), (2, 0));
+    let again = witness::cosign(&signed, &alpha, &alpha_state, &key).unwrap();
+    assert_eq!(again.previous().map(|c| c.size()), Some(0));
+    assert_eq!(again.checkpoint().size(), 2);
+    assert_eq!(
+        verify::check_quorum(&signed, verified.checkpoint(), &key, &witnesses, 1).unwrap(),
+        1
+    );
+}
