@@ -19,6 +19,10 @@
 //!    (`CheckpointMismatch`, naming a missing tile). The entries after
 //!    them are [`Verified::uncovered`]: they wait for the next checkpoint.
 //!
+//! [`SignedRoot::prove`] gives the inclusion proof of one entry
+//! ([`SignedRoot::entry`]) in a checkpoint's tree, from the tiles: a hub's
+//! answer once its writer's checkpoint covers the entry.
+//!
 //! Then [`SignedRoot::check_consistent`] checks that an older checkpoint
 //! ([`read_checkpoint`], saved earlier) is extended by the current one
 //! (`Rollback`), and [`check_quorum`] that the witnessed copy holds enough
@@ -44,10 +48,10 @@ use nenjim_journal_store::ledger::{
 };
 use nenjim_journal_store::{Store, Version};
 use nenjim_journal_tlog::checkpoint::{Checkpoint, count_cosignatures};
-use nenjim_journal_tlog::hash::{Hash, TreeHasher};
+use nenjim_journal_tlog::hash::{Hash, TreeHasher, leaf_hash};
 use nenjim_journal_tlog::note::{Note, VerifierKey};
 use nenjim_journal_tlog::tile::{Tile, TileHashes};
-use nenjim_journal_tlog::tree::{prove_consistency, tree_root};
+use nenjim_journal_tlog::tree::{prove_consistency, prove_inclusion, tree_root, verify_inclusion};
 
 use crate::Root;
 
@@ -240,6 +244,63 @@ impl SignedRoot {
             .unwrap_or_default())
     }
 
+    /// Ledger entry `sequence`, read alone (`None` when the ledger has no
+    /// such entry).
+    pub fn entry(&self, sequence: u64) -> Result<Option<Entry>, JournalError> {
+        let Some(after) = sequence.checked_sub(1) else {
+            return Ok(None);
+        };
+        let read = match &self.ledger {
+            Some(ledger) => ledger.read_after(after, 1)?,
+            None => SegmentedReader::new(&*self.store, &self.root).read_after(after, 1)?,
+        };
+        Ok(read.into_iter().find(|e| e.sequence() == sequence))
+    }
+
+    /// The RFC 6962 inclusion proof of `entry`'s record in the tree of
+    /// `checkpoint` (the current one, verified or not), computed from the
+    /// hash tiles and checked against the checkpoint's root before it is
+    /// returned: what a hub answers to "is my release in the log?" once a
+    /// checkpoint covers the entry (`FsJournalWriter::wait_for_checkpoint`).
+    /// `CheckpointMismatch` when the checkpoint does not cover the entry
+    /// yet (it waits for the next one) or the tiles do not lead to its
+    /// root (a missing tile is named).
+    pub fn prove(
+        &self,
+        checkpoint: &Checkpoint,
+        entry: &Entry,
+    ) -> Result<InclusionProof, JournalError> {
+        let index = entry.sequence().saturating_sub(1);
+        let size = checkpoint.size();
+        if entry.sequence() == 0 || index >= size {
+            return Err(error::error(
+                ErrorKind::CheckpointMismatch,
+                format!(
+                    "found a checkpoint of {size} entries, expected one that covers ledger entry {}: the checkpoint is behind the ledger (the writer covers it at its checkpoint interval, or when it closes)",
+                    entry.sequence()
+                ),
+            )
+            .with_path(self.path(CHECKPOINT)));
+        }
+        let record = entry.to_string();
+        let proof = prove_inclusion(&mut self.tile_hashes(size), size, index)?;
+        verify_inclusion(
+            &leaf_hash(record.as_bytes()),
+            index,
+            size,
+            checkpoint.root(),
+            &proof,
+        )
+        .map_err(|e| e.with_path(self.path("tile")))?;
+        Ok(InclusionProof {
+            index,
+            tree_size: size,
+            root: *checkpoint.root(),
+            record,
+            proof,
+        })
+    }
+
     /// The path of the revision file an entry points at.
     pub fn revision_path(&self, pointer: &RevisionPointer) -> PathBuf {
         nenjim_journal_store::ledger::revision_path(
@@ -267,6 +328,40 @@ impl SignedRoot {
             }
             None => self.store.open(&self.revision_path(pointer)),
         }
+    }
+}
+
+/// The inclusion proof of one ledger entry's record in a checkpoint's
+/// tree ([`SignedRoot::prove`]): what Go's `tlog.CheckRecord` takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InclusionProof {
+    index: u64,
+    tree_size: u64,
+    root: Hash,
+    record: String,
+    proof: Vec<Hash>,
+}
+
+impl InclusionProof {
+    /// The record's leaf index (its entry's sequence minus one).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+    /// The size of the checkpoint's tree.
+    pub fn tree_size(&self) -> u64 {
+        self.tree_size
+    }
+    /// The checkpoint's root hash.
+    pub fn root(&self) -> &Hash {
+        &self.root
+    }
+    /// The record text (format section 10, "Records").
+    pub fn record(&self) -> &str {
+        &self.record
+    }
+    /// The proof's hashes, leaf to root.
+    pub fn proof(&self) -> &[Hash] {
+        &self.proof
     }
 }
 

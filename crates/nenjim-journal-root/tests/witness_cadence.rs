@@ -67,3 +67,74 @@ fn a_witness_cosigns_the_current_checkpoint_of_a_lagging_root() {
         1
     );
 }
+
+/// A hub's answer to "is my release in the log?" through the library, on a
+/// root signed at a short interval: the writer waits for a checkpoint
+/// covering the release's entry, and the root proves its record from the
+/// tiles; the proof checks against the checkpoint. An entry the
+/// checkpoint does not cover yet is `CheckpointMismatch`, said as such.
+#[test]
+fn a_release_is_proved_once_a_checkpoint_covers_it() {
+    use nenjim_journal_api::error::ErrorKind;
+    use nenjim_journal_tlog::hash::leaf_hash;
+    use nenjim_journal_tlog::tree::verify_inclusion;
+
+    let (signer, verifier) = nenjim_journal_testkit::signed::key("hub.test", 10);
+    let key = VerifierKey::parse(&verifier).unwrap();
+    let root = Root::open("testmem://witness-cadence/prove").unwrap();
+    root.create(&Creating::new()).unwrap();
+    let options = root
+        .as_content_store_of(
+            WriterOptions::new()
+                .signing_key(&signer)
+                .checkpoint_interval(Duration::from_millis(10)),
+        )
+        .unwrap();
+    let mut writer = root.writer(options).unwrap();
+    let coordinate = "left-pad".parse().unwrap();
+    let description = Description::new("Pads strings").unwrap();
+    publish::create(&mut writer, &coordinate, &description, None).unwrap();
+    let release = NewRelease::new(
+        "1.0.0".parse().unwrap(),
+        "MIT".parse().unwrap(),
+        b"1.0.0".to_vec(),
+    );
+    let published = publish::release(&mut writer, &coordinate, vec![release]).unwrap();
+    let sequence = published.revision().sequence();
+    let covered = writer.wait_for_checkpoint(sequence).unwrap();
+    assert!(covered >= sequence);
+
+    let signed = SignedRoot::open(&root).unwrap();
+    let checkpoint = verify::verify(&signed, &key).unwrap().checkpoint().clone();
+    let entry = signed.entry(sequence).unwrap().unwrap();
+    assert!(signed.entry(sequence + 100).unwrap().is_none());
+    let proof = signed.prove(&checkpoint, &entry).unwrap();
+    assert_eq!(proof.index(), sequence - 1);
+    assert_eq!(proof.tree_size(), checkpoint.size());
+    assert!(
+        proof
+            .record()
+            .starts_with(&format!("{sequence} REVISION left-pad "))
+    );
+    verify_inclusion(
+        &leaf_hash(proof.record().as_bytes()),
+        proof.index(),
+        proof.tree_size(),
+        checkpoint.root(),
+        proof.proof(),
+    )
+    .unwrap();
+    writer.close().unwrap();
+
+    // A checkpoint that does not cover the entry: the first one, of the
+    // empty tree, kept from before.
+    let empty = nenjim_journal_tlog::checkpoint::Checkpoint::new(
+        "hub.test",
+        0,
+        nenjim_journal_tlog::hash::empty_root(),
+    )
+    .unwrap();
+    let behind = signed.prove(&empty, &entry).unwrap_err();
+    assert_eq!(behind.kind(), ErrorKind::CheckpointMismatch, "{behind}");
+    assert!(behind.to_string().contains("behind the ledger"), "{behind}");
+}
