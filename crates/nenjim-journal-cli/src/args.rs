@@ -261,10 +261,13 @@ pub enum Command {
     Checkpoint(CheckpointArgs),
     /// Verify a signed root: its checkpoint, its tree, every revision file, and no rollback.
     ///
-    /// Checks the checkpoint's signature by --key, the tree over every
-    /// ledger record (its size and root hash, and the hash tiles' root),
-    /// every revision file's size and SHA-256 against its record (each
-    /// file streamed and hashed once), with --since that an older saved
+    /// Checks the checkpoint's signature by --key, the tree over the
+    /// ledger records it covers (its size and root hash, and the hash
+    /// tiles' root; a missing tile is named), every revision file's size
+    /// and SHA-256 against its record (each file streamed and hashed
+    /// once), and reports how many ledger entries follow the checkpoint,
+    /// waiting for the next one (a writer's --checkpoint-interval; not an
+    /// error); with --since that an older saved
     /// checkpoint is consistent with the current one (an RFC 6962
     /// consistency proof from the tiles), and with --witness and --quorum
     /// that enough witnesses cosigned it. Exit 0 valid; 1 invalid, naming
