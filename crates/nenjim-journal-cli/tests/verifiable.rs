@@ -8,7 +8,7 @@
 //! `checkpoint`; the children: `verify` (`verify`, its count of entries
 //! the checkpoint does not cover yet, a missing tile, `--since`,
 //! `--quorum`), `prove_witness` (`prove` checked by the tlog crate and Go,
-//! `witness`), `cadence` (`--checkpoint-interval`).
+//! `witness`), `cadence` (`--checkpoint-interval`, `append --prove`).
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
 
 mod cadence;

@@ -75,7 +75,7 @@ pub fn duration(text: &str) -> Result<Duration, String> {
     })
 }
 
-/// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--wait D] [--json]`
+/// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--prove] [--wait D] [--json]`
 #[derive(Debug, Args)]
 pub struct AppendArgs {
     /// The Journal root to append to (made by `init`): a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
@@ -108,6 +108,13 @@ pub struct AppendArgs {
     #[arg(long, value_name = "N", default_value_t = 1000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
+    /// With --signing-key: once everything is appended, wait for a
+    /// checkpoint covering the revisions of this run (at most one
+    /// --checkpoint-interval) and print each one's RFC 6962 inclusion
+    /// proof against it, as `prove` does (with --json, in each appended
+    /// item's `proof`).
+    #[arg(long, requires = "signing_key")]
+    pub prove: bool,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.
