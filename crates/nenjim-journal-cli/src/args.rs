@@ -211,7 +211,9 @@ pub enum Command {
     /// is a success that writes nothing. Stops at the first refusal (exit 1;
     /// the files before it stay appended). SIGINT or SIGTERM stops it
     /// between two files: it prints "N of M appended; re-run to resume",
-    /// gives the lease back and exits 130.
+    /// gives the lease back and exits 130. On a signed root (--signing-key)
+    /// --prove then prints each revision's inclusion proof against a
+    /// checkpoint that covers it, as `prove` does.
     Append(AppendArgs),
     /// Put a file into a content store and print its pointer (`sha256:<hex> <size>`).
     ///
@@ -261,10 +263,13 @@ pub enum Command {
     Checkpoint(CheckpointArgs),
     /// Verify a signed root: its checkpoint, its tree, every revision file, and no rollback.
     ///
-    /// Checks the checkpoint's signature by --key, the tree over every
-    /// ledger record (its size and root hash, and the hash tiles' root),
-    /// every revision file's size and SHA-256 against its record (each
-    /// file streamed and hashed once), with --since that an older saved
+    /// Checks the checkpoint's signature by --key, the tree over the
+    /// ledger records it covers (its size and root hash, and the hash
+    /// tiles' root; a missing tile is named), every revision file's size
+    /// and SHA-256 against its record (each file streamed and hashed
+    /// once), and reports how many ledger entries follow the checkpoint,
+    /// waiting for the next one (a writer's --checkpoint-interval; not an
+    /// error); with --since that an older saved
     /// checkpoint is consistent with the current one (an RFC 6962
     /// consistency proof from the tiles), and with --witness and --quorum
     /// that enough witnesses cosigned it. Exit 0 valid; 1 invalid, naming
@@ -276,7 +281,7 @@ pub enum Command {
     /// `--json` prints `{"index", "tree_size", "root", "record", "proof"}`
     /// (RFC 6962, base64 hashes), which Go's `tlog.CheckRecord` checks.
     /// Exit 1 for a revision the ledger does not record, or one the
-    /// checkpoint does not cover yet.
+    /// checkpoint does not cover yet (`append --prove` waits for it).
     Prove(ProveArgs),
     /// Witness a signed root: check it extends what this witness cosigned, then cosign it.
     ///

@@ -5,10 +5,13 @@
 //! extension, refuses a rollback), each with its refusals.
 //!
 //! This file holds the helpers, signing by every writing command and
-//! `checkpoint`; the children: `verify` (`verify`, `--since`, `--quorum`),
-//! `prove_witness` (`prove` checked by the tlog crate and Go, `witness`).
+//! `checkpoint`; the children: `verify` (`verify`, its count of entries
+//! the checkpoint does not cover yet, a missing tile, `--since`,
+//! `--quorum`), `prove_witness` (`prove` checked by the tlog crate and Go,
+//! `witness`), `cadence` (`--checkpoint-interval`, `append --prove`).
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
 
+mod cadence;
 mod prove_witness;
 mod verify;
 

@@ -112,6 +112,26 @@ impl NatsJournalWriter {
         self.writer.tip()
     }
 
+    /// On a signed root, how many ledger entries the checkpoint this
+    /// writer last published (or found) covers; `None` on an unsigned
+    /// root (see [`FsJournalWriter::checkpoint_covers`]). At a checkpoint
+    /// interval (`WriterOptions::checkpoint_interval`) it may be behind
+    /// [`tip`](Self::tip); the checkpoint is in the root's key-value
+    /// bucket `NENJIM_<name>_tlog`.
+    pub fn checkpoint_covers(&self) -> Option<u64> {
+        self.writer.checkpoint_covers()
+    }
+
+    /// Waits until a checkpoint covering ledger entry `sequence` (an
+    /// [`Appended`]'s) is published, at most one checkpoint interval, and
+    /// returns the number of entries it covers: the entry's inclusion
+    /// proof can then be read from the root's tiles (see
+    /// [`FsJournalWriter::wait_for_checkpoint`]). `Usage` on an unsigned
+    /// root or for an entry this writer does not know.
+    pub fn wait_for_checkpoint(&self, sequence: u64) -> Result<u64, JournalError> {
+        self.writer.wait_for_checkpoint(sequence)
+    }
+
     /// The revisions this writer knows, as a load of the root gives them.
     pub fn state(&self) -> &ChainState {
         self.writer.state()

@@ -1,5 +1,5 @@
 //! `append <root> <file>... [--store <store>] [--source-store <store>]
-//! [--strict] [--batch N] [--wait D] [--json]`: append hand-written revision files
+//! [--strict] [--batch N] [--prove] [--wait D] [--json]`: append hand-written revision files
 //! through the root's writer, in the given order.
 //!
 //! The copy of a whole root is the submodule `copy` (`append/copy.rs`).
@@ -30,6 +30,15 @@
 //! A file's new releases go through the checks of publish time
 //! (`publish_checks.rs`): warnings, or with `--strict` a refusal.
 //!
+//! With `--prove` (which needs `--signing-key`, so the root is signed
+//! before anything is written), once every source is appended the command
+//! waits, still holding the lease, for a checkpoint that covers the run
+//! (at most one `--checkpoint-interval`), and gives each revision of the
+//! run (new, or recorded already) its RFC 6962 inclusion proof against
+//! that one checkpoint, as `prove` computes it (`prove::inclusion`). A run
+//! stopped by a refusal or a signal proves nothing (`prove` proves any
+//! revision later).
+//!
 //! A source that is a directory or a URL (`s3://bucket/prefix` …) is a
 //! whole root, copied ([`copy`]): loaded as a start does, each of its
 //! revisions appended in its sequence order *at its sequence* (the gaps the
@@ -46,7 +55,13 @@ use std::path::{Path, PathBuf};
 use nenjim_journal_api::error::ErrorContext as _;
 use serde::Serialize;
 
-use super::publish::{revision_path, with_writer};
+use nenjim_journal_root::Root;
+use nenjim_journal_root::verify::SignedRoot;
+use nenjim_journal_store::ledger::Entry;
+use nenjim_journal_writer::FsJournalWriter;
+
+use super::prove::Proof;
+use super::publish::{revision_path, with_writer_at};
 use super::read_text;
 use crate::address::locate;
 use crate::args::AppendArgs;
@@ -83,6 +98,9 @@ struct AppendedJson {
     /// What the checks of publish time found in the file's new releases
     /// (empty for a copied root's revisions, which are not checked).
     warnings: Vec<String>,
+    /// With `--prove`, its inclusion proof against the checkpoint that
+    /// covers the run (`prove`'s document); `null` without.
+    proof: Option<Proof>,
 }
 
 pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -103,8 +121,10 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
         }
         let stores = copy::Stores::of(args.source_store.as_deref(), store.as_deref())?;
         let total = report.total;
-        with_writer(
+        let address = locate(&args.root)?;
+        with_writer_at(
             &args.root,
+            address.clone(),
             store.as_deref(),
             &args.writing,
             total,
@@ -120,7 +140,11 @@ pub fn run(args: &AppendArgs, ui: &Ui) -> Result<Status, CliError> {
                         Source::File(file) => files.queue(writer, &file, &mut report)?,
                     }
                 }
-                files.flush(writer, &mut report)
+                files.flush(writer, &mut report)?;
+                if args.prove {
+                    report.prove(writer, &address)?;
+                }
+                Ok(())
             },
         )
     });
@@ -334,6 +358,7 @@ fn entry(root: &Path, file: &Path, done: &nenjim_journal_api::append::Appended) 
         )),
         new: done.is_new(),
         warnings: Vec::new(),
+        proof: None,
     }
 }
 
@@ -371,6 +396,44 @@ impl Report<'_> {
             }
         }
         self.appended.push(entry);
+        Ok(())
+    }
+
+    /// `--prove`: waits for a checkpoint that covers every revision of
+    /// this run (`FsJournalWriter::wait_for_checkpoint`: at most one
+    /// checkpoint interval; a checkpoint covers a prefix of the ledger, so
+    /// the one that covers the last covers them all), then reads it with
+    /// the tiles and puts each revision's inclusion proof against it in
+    /// its entry (and prints it, in text).
+    fn prove(&mut self, writer: &FsJournalWriter, address: &Root) -> Result<(), CliError> {
+        let Some(last) = self.appended.iter().map(|e| e.sequence).max() else {
+            return Ok(());
+        };
+        writer.wait_for_checkpoint(last)?;
+        let root = SignedRoot::open(address)?;
+        let checkpoint = root.checkpoint_unverified()?;
+        let entries = root.entries()?;
+        for appended in &mut self.appended {
+            let entry = entries
+                .binary_search_by_key(&appended.sequence, Entry::sequence)
+                .ok()
+                .and_then(|i| entries.get(i))
+                .ok_or_else(|| {
+                    nenjim_journal_api::error::error(
+                        nenjim_journal_api::error::ErrorKind::LedgerMismatch,
+                        format!(
+                            "found no ledger entry {} in the root's ledger, expected the record of {} {} just appended",
+                            appended.sequence, appended.coordinate, appended.journal_version
+                        ),
+                    )
+                    .with_path(&self.args.root)
+                })?;
+            let proof = super::prove::inclusion(&root, &checkpoint, entry)?;
+            if !self.args.json {
+                self.ui.print(&format!("\n{}", proof.text()))?;
+            }
+            appended.proof = Some(proof);
+        }
         Ok(())
     }
 

@@ -10,12 +10,17 @@
 //! printed (a damaged tile is `CheckpointMismatch`, never a wrong proof).
 //! The checkpoint is read, not verified: the one who checks the proof
 //! verifies the checkpoint (`verify`, or its own copy).
+//!
+//! [`inclusion`] and [`Proof`] are also `append --prove`'s: the proof of
+//! each revision appended, once a checkpoint covers it.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
+use nenjim_journal_store::ledger::Entry;
+use nenjim_journal_tlog::checkpoint::Checkpoint;
 use nenjim_journal_tlog::hash::leaf_hash;
 use nenjim_journal_tlog::tree::{prove_inclusion, verify_inclusion};
 use serde::Serialize;
@@ -24,7 +29,7 @@ use crate::args::parse_coordinate;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::Ui;
-use nenjim_journal_root::verify::CHECKPOINT;
+use nenjim_journal_root::verify::{CHECKPOINT, SignedRoot};
 
 /// `prove <root> <coordinate> <journal-version> [--json]`
 #[derive(Debug, Args)]
@@ -45,14 +50,73 @@ pub struct ProveArgs {
     pub json: bool,
 }
 
-/// The proof document (docs/api.md, "the command").
+/// An inclusion proof (docs/api.md, "the command"): `prove`'s document,
+/// and each revision's `proof` in `append --prove --json`.
 #[derive(Debug, Serialize)]
-struct ProofDocument {
+pub struct Proof {
     index: u64,
     tree_size: u64,
     root: String,
     record: String,
     proof: Vec<String>,
+}
+
+impl Proof {
+    /// The text form: `index`, `tree_size`, `root`, `record` and one
+    /// `proof <base64>` line per hash.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "index {}\ntree_size {}\nroot {}\nrecord {}\n",
+            self.index, self.tree_size, self.root, self.record
+        );
+        for hash in &self.proof {
+            text.push_str(&format!("proof {hash}\n"));
+        }
+        text
+    }
+}
+
+/// The RFC 6962 inclusion proof of ledger entry `entry` in the tree of
+/// `checkpoint` (the root's, as read), computed from the root's hash
+/// tiles and checked against the checkpoint's root before it is returned
+/// (a damaged or missing tile is `CheckpointMismatch`, never a wrong
+/// proof); `CheckpointMismatch` too for an entry the checkpoint does not
+/// cover yet.
+pub fn inclusion(
+    root: &SignedRoot,
+    checkpoint: &Checkpoint,
+    entry: &Entry,
+) -> Result<Proof, CliError> {
+    let index = entry.sequence().saturating_sub(1);
+    let size = checkpoint.size();
+    if index >= size {
+        return Err(error::error(
+            ErrorKind::CheckpointMismatch,
+            format!(
+                "found a checkpoint of {size} entries, expected one that covers ledger entry {}: the checkpoint is behind the ledger (the writer's next checkpoint covers it)",
+                entry.sequence()
+            ),
+        )
+        .with_path(root.path(CHECKPOINT))
+        .into());
+    }
+    let record = entry.to_string();
+    let proof = prove_inclusion(&mut root.tile_hashes(size), size, index)?;
+    verify_inclusion(
+        &leaf_hash(record.as_bytes()),
+        index,
+        size,
+        checkpoint.root(),
+        &proof,
+    )
+    .map_err(|e| e.with_path(root.path("tile")))?;
+    Ok(Proof {
+        index,
+        tree_size: size,
+        root: checkpoint.root().to_base64(),
+        record,
+        proof: proof.iter().map(|h| h.to_base64()).collect(),
+    })
 }
 
 pub fn run(args: &ProveArgs, ui: &Ui) -> Result<Status, CliError> {
@@ -77,47 +141,11 @@ pub fn run(args: &ProveArgs, ui: &Ui) -> Result<Status, CliError> {
             ),
         ));
     };
-    let index = entry.sequence() - 1;
-    let size = checkpoint.size();
-    if index >= size {
-        return Err(error::error(
-            ErrorKind::CheckpointMismatch,
-            format!(
-                "found a checkpoint of {size} entries, expected one that covers ledger entry {}: the checkpoint is behind the ledger (the next write brings it forward)",
-                entry.sequence()
-            ),
-        )
-        .with_path(root.path(CHECKPOINT))
-        .into());
-    }
-    let record = entry.to_string();
-    let proof = prove_inclusion(&mut root.tile_hashes(size), size, index)?;
-    verify_inclusion(
-        &leaf_hash(record.as_bytes()),
-        index,
-        size,
-        checkpoint.root(),
-        &proof,
-    )
-    .map_err(|e| e.with_path(root.path("tile")))?;
-    let document = ProofDocument {
-        index,
-        tree_size: size,
-        root: checkpoint.root().to_base64(),
-        record,
-        proof: proof.iter().map(|h| h.to_base64()).collect(),
-    };
+    let proof = inclusion(&root, &checkpoint, entry)?;
     if args.json {
-        ui.print_json(&document)?;
+        ui.print_json(&proof)?;
     } else {
-        let mut text = format!(
-            "index {}\ntree_size {}\nroot {}\nrecord {}\n",
-            document.index, document.tree_size, document.root, document.record
-        );
-        for hash in &document.proof {
-            text.push_str(&format!("proof {hash}\n"));
-        }
-        ui.print(&text)?;
+        ui.print(&proof.text())?;
     }
     Ok(Status::Ok)
 }

@@ -79,7 +79,9 @@ pub fn with_writer_at<T>(
         None => WriterOptions::new(),
     };
     let options = match &signing_key {
-        Some(key) => options.signing_key(key),
+        Some(key) => options
+            .signing_key(key)
+            .checkpoint_interval(writing.checkpoint_interval),
         None => options,
     };
     let options = match wait {
@@ -122,9 +124,10 @@ pub fn with_writer_at<T>(
     };
     let result = work(&mut writer).map_err(|e| settled_by_rerun(e, in_bucket));
     if let Err(error) = writer.close() {
-        // What was appended is committed; the lease will expire by itself.
+        // What was appended is committed; the lease will expire by itself,
+        // and the next writer with the key publishes a checkpoint covering it.
         ui.eprintln(&format!(
-            "{} cannot give the lease back (it expires by itself): {error}",
+            "{} cannot publish the last checkpoint or give the lease back (what was appended is committed; the lease expires by itself, the next write publishes the checkpoint): {error}",
             ui.err(Paint::Warn, "warning:")
         ));
     }

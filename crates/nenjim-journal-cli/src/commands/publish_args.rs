@@ -19,7 +19,8 @@ use nenjim_journal_api::valuetypes::{
     VersionRequirement,
 };
 
-/// What every writing command takes: how long to wait for the root's lease.
+/// What every writing command takes: how long to wait for the root's
+/// lease, the key that signs its checkpoints and their interval.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
     /// Wait up to this long for another writer's lease, then write (default:
@@ -33,6 +34,17 @@ pub struct WriteArgs {
     /// and from then on every writer must hold its key (format section 10).
     #[arg(long, value_name = "FILE")]
     pub signing_key: Option<PathBuf>,
+    /// With --signing-key: the least time between two signed checkpoints
+    /// (default `0`: one after every commit, i.e. every file, or every
+    /// batch of `append --batch`). At an interval a commit only grows the
+    /// tree, and a checkpoint covering what waits is published once the
+    /// interval has passed; the command always publishes one covering
+    /// everything when it ends, so the interval matters within one long
+    /// `append` of many files or batches, or a root's copy. Same syntax as
+    /// --wait (`500ms`, `1s`, `2m`, `0`).
+    #[arg(long, value_name = "DURATION", value_parser = duration,
+          default_value = "0", requires = "signing_key")]
+    pub checkpoint_interval: Duration,
 }
 
 impl WriteArgs {
@@ -50,7 +62,8 @@ impl WriteArgs {
     }
 }
 
-/// `--wait`'s duration: humantime's syntax, or a bare number of seconds.
+/// The duration of `--wait` and `--checkpoint-interval`: humantime's
+/// syntax, or a bare number of seconds.
 pub fn duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     if let Ok(seconds) = text.parse::<f64>() {
@@ -62,7 +75,7 @@ pub fn duration(text: &str) -> Result<Duration, String> {
     })
 }
 
-/// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--wait D] [--json]`
+/// `append <root> <file>... [--store <store>] [--source-store <store>] [--strict] [--prove] [--wait D] [--json]`
 #[derive(Debug, Args)]
 pub struct AppendArgs {
     /// The Journal root to append to (made by `init`): a directory, a bucket URL (`s3://bucket/prefix`, `gs://…`,
@@ -95,6 +108,13 @@ pub struct AppendArgs {
     #[arg(long, value_name = "N", default_value_t = 1000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
+    /// With --signing-key: once everything is appended, wait for a
+    /// checkpoint covering the revisions of this run (at most one
+    /// --checkpoint-interval) and print each one's RFC 6962 inclusion
+    /// proof against it, as `prove` does (with --json, in each appended
+    /// item's `proof`).
+    #[arg(long, requires = "signing_key")]
+    pub prove: bool,
     #[command(flatten)]
     pub writing: WriteArgs,
     /// Print one JSON document instead of text.
@@ -363,11 +383,13 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_is_humantime_or_seconds() {
+    fn a_wait_or_a_checkpoint_interval_is_humantime_or_seconds() {
         use std::time::Duration;
         assert_eq!(super::duration("30s"), Ok(Duration::from_secs(30)));
         assert_eq!(super::duration("1h 30m"), Ok(Duration::from_secs(5400)));
         assert_eq!(super::duration("2.5"), Ok(Duration::from_millis(2500)));
+        assert_eq!(super::duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(super::duration("0"), Ok(Duration::ZERO));
         assert!(super::duration("-1").is_err());
         assert!(super::duration("soon").is_err_and(|e| e.contains("`30s`")));
     }

@@ -7,9 +7,14 @@
 //! 2. Every revision file against its ledger record: size and SHA-256 of
 //!    its exact bytes, each file streamed and hashed once
 //!    (`LedgerMismatch`).
-//! 3. The tree over every record, in the same pass: its size and root
-//!    hash are the checkpoint's, and so is the root of the hash tiles
-//!    (`CheckpointMismatch`).
+//! 3. The tree over the records the checkpoint covers (a prefix of the
+//!    ledger), in the same pass: its size and root hash are the
+//!    checkpoint's, and so is the root of the hash tiles
+//!    (`CheckpointMismatch`, naming a missing tile). The entries after
+//!    the checkpoint (a writer at a checkpoint interval, or one that died
+//!    before its publication) are not wrong: they are counted as
+//!    uncovered, waiting for the next checkpoint (their files are checked
+//!    all the same).
 //! 4. With `--since`, an older checkpoint (signed by the same key) is
 //!    consistent with the current one, by an RFC 6962 consistency proof
 //!    computed from the tiles (`Rollback`).
@@ -75,6 +80,8 @@ struct VerifyDocument {
     tree_size: u64,
     root_hash: String,
     revisions: usize,
+    /// Ledger entries after the checkpoint's, waiting for the next one.
+    uncovered: u64,
     since_size: Option<u64>,
     cosignatures: Option<usize>,
 }
@@ -136,6 +143,7 @@ pub fn run(args: &VerifyArgs, ui: &Ui) -> Result<Status, CliError> {
         tree_size: checkpoint.size(),
         root_hash: checkpoint.root().to_base64(),
         revisions,
+        uncovered: verified.uncovered(),
         since_size: older.as_ref().map(|(c, _)| c.size()),
         cosignatures,
     };
@@ -151,12 +159,17 @@ pub fn run(args: &VerifyArgs, ui: &Ui) -> Result<Status, CliError> {
         ),
         None => String::new(),
     };
+    let uncovered = match document.uncovered {
+        0 => String::new(),
+        1 => "; 1 ledger entry follows it and waits for the next checkpoint".to_owned(),
+        n => format!("; {n} ledger entries follow it and wait for the next checkpoint"),
+    };
     let cosigned = match cosignatures {
         Some(n) => format!("; cosigned by {n} of {} witnesses", witnesses.len()),
         None => String::new(),
     };
     ui.summary(&format!(
-        "{} {}: checkpoint of {} entries signed by {}, root {}; {} revision files match their records{since}{cosigned}\n",
+        "{} {}: checkpoint of {} entries signed by {}, root {}; {} revision files match their records{uncovered}{since}{cosigned}\n",
         ui.out(Paint::Good, "ok"),
         document.root,
         document.tree_size,

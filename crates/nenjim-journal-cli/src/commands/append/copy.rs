@@ -81,6 +81,7 @@ pub fn copy(
                 )),
                 new: false,
                 warnings: Vec::new(),
+                proof: None,
             },
             _ => return Ok(()),
         })
