@@ -17,19 +17,16 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use nenjim_journal_store::ledger::Entry;
 use nenjim_journal_tlog::checkpoint::Checkpoint;
-use nenjim_journal_tlog::hash::leaf_hash;
-use nenjim_journal_tlog::tree::{prove_inclusion, verify_inclusion};
 use serde::Serialize;
 
 use crate::args::parse_coordinate;
 use crate::failure::{CliError, Status};
 use crate::report::path_text;
 use crate::ui::Ui;
-use nenjim_journal_root::verify::{CHECKPOINT, SignedRoot};
+use nenjim_journal_root::verify::SignedRoot;
 
 /// `prove <root> <coordinate> <journal-version> [--json]`
 #[derive(Debug, Args)]
@@ -77,45 +74,23 @@ impl Proof {
 }
 
 /// The RFC 6962 inclusion proof of ledger entry `entry` in the tree of
-/// `checkpoint` (the root's, as read), computed from the root's hash
-/// tiles and checked against the checkpoint's root before it is returned
-/// (a damaged or missing tile is `CheckpointMismatch`, never a wrong
-/// proof); `CheckpointMismatch` too for an entry the checkpoint does not
-/// cover yet.
+/// `checkpoint` (the root's, as read): [`SignedRoot::prove`], from the
+/// root's hash tiles, checked against the checkpoint's root before it is
+/// returned (a damaged or missing tile is `CheckpointMismatch`, never a
+/// wrong proof; so is an entry the checkpoint does not cover yet), in the
+/// command's document form.
 pub fn inclusion(
     root: &SignedRoot,
     checkpoint: &Checkpoint,
     entry: &Entry,
 ) -> Result<Proof, CliError> {
-    let index = entry.sequence().saturating_sub(1);
-    let size = checkpoint.size();
-    if index >= size {
-        return Err(error::error(
-            ErrorKind::CheckpointMismatch,
-            format!(
-                "found a checkpoint of {size} entries, expected one that covers ledger entry {}: the checkpoint is behind the ledger (the writer's next checkpoint covers it)",
-                entry.sequence()
-            ),
-        )
-        .with_path(root.path(CHECKPOINT))
-        .into());
-    }
-    let record = entry.to_string();
-    let proof = prove_inclusion(&mut root.tile_hashes(size), size, index)?;
-    verify_inclusion(
-        &leaf_hash(record.as_bytes()),
-        index,
-        size,
-        checkpoint.root(),
-        &proof,
-    )
-    .map_err(|e| e.with_path(root.path("tile")))?;
+    let proved = root.prove(checkpoint, entry)?;
     Ok(Proof {
-        index,
-        tree_size: size,
-        root: checkpoint.root().to_base64(),
-        record,
-        proof: proof.iter().map(|h| h.to_base64()).collect(),
+        index: proved.index(),
+        tree_size: proved.tree_size(),
+        root: proved.root().to_base64(),
+        record: proved.record().to_owned(),
+        proof: proved.proof().iter().map(|h| h.to_base64()).collect(),
     })
 }
 
