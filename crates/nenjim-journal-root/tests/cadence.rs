@@ -16,8 +16,9 @@
 //! - a crash at each write of a publication (each hash tile, each entry
 //!   bundle, the checkpoint; the store refusing that write and every later
 //!   one of the log, or losing the checkpoint write's answer): the root
-//!   left verifies with the older checkpoint, and the next writer repairs
-//!   it so that it verifies with every entry covered. On NATS and on the
+//!   left verifies with the older checkpoint (so does it after a repair
+//!   crashing at the same write), and the next writer repairs it so that
+//!   it verifies with every entry covered. On NATS and on the
 //!   test kit's in-memory store of files (`testmem://`, the bucket's
 //!   ledger and lease without the network) for a publication past a full
 //!   tile (every kind of write); on the S3 server for one of a few
@@ -360,11 +361,9 @@ fn faulty_writer(
     root: &Root,
     watch: impl FnOnce(Arc<dyn nenjim_journal_store::Store>) -> Arc<dyn nenjim_journal_store::Store>,
     options: WriterOptions,
-) -> FsJournalWriter {
+) -> Result<FsJournalWriter, nenjim_journal_api::error::JournalError> {
     match root.backend().writing().unwrap() {
-        Writing::Files(store) => {
-            FsJournalWriter::open_store(watch(store), root.path(), options).unwrap()
-        }
+        Writing::Files(store) => FsJournalWriter::open_store(watch(store), root.path(), options),
         Writing::Native {
             store,
             ledger,
@@ -376,10 +375,9 @@ fn faulty_writer(
                 ledger,
                 lease,
                 options,
-            )
-            .unwrap();
+            )?;
             root.backend().writer_opened().unwrap();
-            writer
+            Ok(writer)
         }
     }
 }
@@ -414,7 +412,8 @@ fn crash(
             faulty
         },
         signing(&skey, HOUR),
-    );
+    )
+    .unwrap();
     let failing = failing.unwrap();
     second.append_batch(&texts[first_size..]).unwrap();
     assert_eq!(
@@ -442,9 +441,10 @@ fn crash(
 /// A crash at each write of a publication (each of its tiles and entry
 /// bundles, refused with every later write of the log; the checkpoint,
 /// refused or written with its answer lost) leaves a root that verifies
-/// with the checkpoint before it, serving that prefix; the next writer
-/// repairs it before its first commit, and it verifies with every entry
-/// covered, its tiles and bundles whole.
+/// with the checkpoint before it, serving that prefix; a repair that
+/// crashes at the same write leaves it so; the next writer repairs it
+/// before its first commit, and it verifies with every entry covered, its
+/// tiles and bundles whole.
 fn a_crash_at_each_write_of_a_publication_is_repaired(server: &Server, sizes: &Publication) {
     let (skey, vkey) = keys();
     let all = (sizes.first + sizes.second) as u64;
@@ -486,6 +486,29 @@ fn a_crash_at_each_write_of_a_publication_is_repaired(server: &Server, sizes: &P
             sizes.first as u64
         };
         check_root(root, &vkey, size, all - size);
+        if size < all {
+            // The repair crashes too, at the same write (the publication
+            // of a writer's open): the writer is not opened, the root is
+            // as the crash left it.
+            let tlog = ledger::tlog_dir(root.path());
+            let mut failing = None;
+            let repair = faulty_writer(
+                root,
+                |store| {
+                    let faulty = Arc::new(FailingWrites::new(store, &tlog));
+                    faulty.fail(tlog.join(path), *fault);
+                    failing = Some(faulty.clone());
+                    faulty
+                },
+                signing(&skey, HOUR),
+            );
+            assert!(repair.is_err(), "{what}: the repair's open succeeded");
+            assert!(
+                failing.unwrap().tripped(),
+                "{what}: the repair wrote nothing"
+            );
+            check_root(root, &vkey, size, all - size);
+        }
         // The next writer covers everything before its first commit.
         let mut writer = root.writer(signing(&skey, HOUR)).unwrap();
         assert_eq!(writer.checkpoint_covers(), Some(all), "{what}");
