@@ -8,6 +8,7 @@
 #[path = "../examples/service.rs"]
 mod service_example;
 
+mod cadence;
 mod copy;
 mod diagnose;
 mod roots;

@@ -5,7 +5,10 @@
 //! became a directory or grew past the limit, or an entry swapped really
 //! on disk (for a directory, a symbolic link or a FIFO) just before the
 //! inner file system is called, so the real reader's own checks are
-//! exercised.
+//! exercised. And for the write side, [`FailingWrites`] in front of a
+//! [`Store`](nenjim_journal_store::Store): it records the writes under one
+//! directory and fails one of them and every one after it (a crash at that
+//! write, say of a signed root's publication).
 
 use std::ffi::OsString;
 use std::io;
@@ -243,5 +246,212 @@ impl<F: FileSystem> FileSystem for Recording<F> {
                 self.inner.read_record(path)
             }
         }
+    }
+}
+
+/// What a [`FailingWrites`] store does to the write it is told to fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteFault {
+    /// The write is refused: nothing is written.
+    Refused,
+    /// The write lands, but its answer is lost: the caller is told it
+    /// failed.
+    Lost,
+}
+
+/// A [`Store`](nenjim_journal_store::Store) in front of another that
+/// records every write under one directory (say a signed root's
+/// `.ledger/tlog/`) and, once told, fails the write of one path there
+/// and every write under that directory after it: a crash at that write,
+/// as far as the directory is concerned (the writes elsewhere, a ledger's
+/// or a lease's, go through). Reads are forwarded untouched.
+#[derive(Debug)]
+pub struct FailingWrites<S: ?Sized> {
+    inner: Arc<S>,
+    under: PathBuf,
+    writes: Mutex<Vec<PathBuf>>,
+    target: Mutex<Option<(PathBuf, WriteFault)>>,
+    tripped: std::sync::atomic::AtomicBool,
+}
+
+impl<S: nenjim_journal_store::Store + ?Sized> FailingWrites<S> {
+    /// `inner`, watching the writes under `under`, failing none yet.
+    pub fn new(inner: Arc<S>, under: impl Into<PathBuf>) -> FailingWrites<S> {
+        FailingWrites {
+            inner,
+            under: under.into(),
+            writes: Mutex::new(Vec::new()),
+            target: Mutex::new(None),
+            tripped: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// From now on the write of `path` fails with `fault`, and every
+    /// write under the watched directory after it is refused.
+    pub fn fail(&self, path: impl Into<PathBuf>, fault: WriteFault) {
+        *self.target.lock().unwrap() = Some((path.into(), fault));
+    }
+
+    /// Whether the write to fail came (and failed).
+    pub fn tripped(&self) -> bool {
+        self.tripped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The watched writes made so far, in the order they were made, and
+    /// forgets them.
+    pub fn take_writes(&self) -> Vec<PathBuf> {
+        std::mem::take(&mut *self.writes.lock().unwrap())
+    }
+
+    /// Whether `path` is watched.
+    fn watched(&self, path: &Path) -> bool {
+        path.starts_with(&self.under)
+    }
+
+    /// Runs the write `write` of `path`, failing it as told.
+    fn write<T>(&self, path: &Path, write: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        use std::sync::atomic::Ordering;
+        if !self.watched(path) {
+            return write();
+        }
+        self.writes.lock().unwrap().push(path.to_path_buf());
+        if self.tripped.load(Ordering::SeqCst) {
+            return Err(stopped(path));
+        }
+        let fault = match &*self.target.lock().unwrap() {
+            Some((target, fault)) if target == path => Some(*fault),
+            _ => None,
+        };
+        match fault {
+            None => write(),
+            Some(fault) => {
+                self.tripped.store(true, Ordering::SeqCst);
+                if fault == WriteFault::Lost {
+                    let _ = write();
+                }
+                Err(stopped(path))
+            }
+        }
+    }
+}
+
+fn stopped(path: &Path) -> io::Error {
+    io::Error::other(format!(
+        "injected: the store stopped accepting writes at {}",
+        path.display()
+    ))
+}
+
+impl<S: nenjim_journal_store::Store + ?Sized> FileSystem for FailingWrites<S> {
+    fn metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        self.inner.metadata(path)
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<EntryMetadata> {
+        self.inner.symlink_metadata(path)
+    }
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<OsString>> {
+        self.inner.read_dir(path)
+    }
+    fn read_dir_with_kinds(&self, path: &Path) -> io::Result<Vec<(OsString, Option<EntryKind>)>> {
+        self.inner.read_dir_with_kinds(path)
+    }
+    fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        self.inner.read(path, limit)
+    }
+    fn read_record(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.inner.read_record(path)
+    }
+    fn read_recorded(
+        &self,
+        path: &Path,
+        limit: u64,
+        digest: &nenjim_journal_api::valuetypes::RevisionDigest,
+    ) -> io::Result<Vec<u8>> {
+        self.inner.read_recorded(path, limit, digest)
+    }
+    fn read_records(&self, paths: &[PathBuf]) -> Vec<io::Result<Vec<u8>>> {
+        self.inner.read_records(paths)
+    }
+}
+
+impl<S: nenjim_journal_store::Store + ?Sized> nenjim_journal_store::BlobStore for FailingWrites<S> {
+    fn get(
+        &self,
+        path: &Path,
+        limit: u64,
+    ) -> io::Result<Option<(Vec<u8>, nenjim_journal_store::Version)>> {
+        self.inner.get(path, limit)
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
+    fn put_if_absent(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+    ) -> io::Result<nenjim_journal_store::Created> {
+        self.write(path, || self.inner.put_if_absent(path, bytes))
+    }
+    fn put_by_digest(
+        &self,
+        dir: &Path,
+        reader: &mut dyn io::Read,
+    ) -> io::Result<(
+        nenjim_journal_store::Created,
+        nenjim_journal_api::valuetypes::ContentPointer,
+    )> {
+        self.write(dir, || self.inner.put_by_digest(dir, reader))
+    }
+    fn put_record(&self, path: &Path, record: &str) -> io::Result<()> {
+        self.write(path, || self.inner.put_record(path, record))
+    }
+    fn put_many_if_absent(
+        &self,
+        objects: &[(&Path, &[u8])],
+    ) -> io::Result<Vec<nenjim_journal_store::Created>> {
+        if objects.iter().any(|(path, _)| self.watched(path)) {
+            // One by one, each failed as told.
+            return objects
+                .iter()
+                .map(|(path, bytes)| self.put_if_absent(path, bytes))
+                .collect();
+        }
+        self.inner.put_many_if_absent(objects)
+    }
+    fn put_records(&self, records: &[(&Path, &str)]) -> (usize, io::Result<()>) {
+        if records.iter().any(|(path, _)| self.watched(path)) {
+            for (done, (path, record)) in records.iter().enumerate() {
+                if let Err(e) = self.put_record(path, record) {
+                    return (done, Err(e));
+                }
+            }
+            return (records.len(), Ok(()));
+        }
+        self.inner.put_records(records)
+    }
+    fn replace_if_unchanged(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        expected: Option<&nenjim_journal_store::Version>,
+    ) -> io::Result<Option<nenjim_journal_store::Version>> {
+        self.write(path, || {
+            self.inner.replace_if_unchanged(path, bytes, expected)
+        })
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        self.inner.open(path)
+    }
+    fn remove_all(&self, dir: &Path) -> io::Result<()> {
+        self.write(dir, || self.inner.remove_all(dir))
+    }
+    fn make_dir(&self, dir: &Path) -> io::Result<()> {
+        self.write(dir, || self.inner.make_dir(dir))
+    }
+    fn check_conditional_writes(&self, probe: &Path) -> io::Result<()> {
+        self.inner.check_conditional_writes(probe)
+    }
+    fn location(&self) -> String {
+        self.inner.location()
     }
 }

@@ -15,7 +15,9 @@
 //! - [`memory_fs`]: a directory tree in memory ([`memory_fs::MemoryFs`]);
 //! - [`faults`]: a file system that records every call to another one and
 //!   fails one of them ([`faults::Recording`]), including swaps done really
-//!   on disk between the listing and the read;
+//!   on disk between the listing and the read; and a store that fails a
+//!   write under a directory and every one after it
+//!   ([`faults::FailingWrites`], a crash in a signed root's publication);
 //! - [`checks`]: what the fuzz targets check, also run as bounded stable
 //!   tests by the chain crate;
 //! - `cli` (feature `cli`): running a built command, its exit code, text
