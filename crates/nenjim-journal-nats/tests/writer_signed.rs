@@ -58,6 +58,46 @@ fn a_signed_nats_root_keeps_a_checkpoint_of_every_commit_and_refuses_a_writer_wi
     assert_eq!(checked(&reader, &verifier), 4);
 }
 
+/// The NATS writer at a checkpoint interval (an hour: nothing is published
+/// in the test's time): its commits wait uncovered (`checkpoint_covers`);
+/// at a short interval `wait_for_checkpoint` returns once the timer has
+/// published one that covers the entry; the close covers the rest.
+#[test]
+fn a_nats_writer_at_an_interval_covers_on_its_timer_and_at_close() {
+    let server = NatsServer::start();
+    let nats = root(&server, "cadence");
+    let (key, verifier) = nenjim_journal_testkit::signed::key("nats-test", 8);
+    let hour = std::time::Duration::from_secs(3600);
+    let mut w = nats
+        .writer(
+            WriterOptions::new()
+                .signing_key(&key)
+                .checkpoint_interval(hour),
+        )
+        .unwrap();
+    assert_eq!(w.checkpoint_covers(), Some(0));
+    w.append(&bare_genesis("one", &ts(1))).unwrap();
+    w.append_batch(&[&bare_genesis("two", &ts(2))]).unwrap();
+    assert_eq!(w.checkpoint_covers(), Some(0));
+    w.close().unwrap();
+    let reader = NatsBackend::connect(&nats).unwrap();
+    assert_eq!(checked(&reader, &verifier), 2);
+
+    let short = std::time::Duration::from_millis(10);
+    let mut w = nats
+        .writer(
+            WriterOptions::new()
+                .signing_key(&key)
+                .checkpoint_interval(short),
+        )
+        .unwrap();
+    let appended = w.append(&bare_genesis("three", &ts(3))).unwrap();
+    assert_eq!(w.wait_for_checkpoint(appended.sequence()).unwrap(), 3);
+    assert_eq!(w.checkpoint_covers(), Some(3));
+    assert_eq!(checked(&reader, &verifier), 3);
+    w.close().unwrap();
+}
+
 /// A recorded revision that does not parse (committed by hand, its record
 /// true to its bytes): the loader reports the parse error at its path, as
 /// on a directory, after reading the bytes again to tell it from a changed
