@@ -11,27 +11,42 @@ use nenjim_journal_api::valuetypes::Description;
 use nenjim_journal_root::publish::{self, NewRelease};
 use nenjim_journal_root::verify::{self, SignedRoot};
 use nenjim_journal_root::witness::{self, WitnessState};
-use nenjim_journal_root::{Creating, Root, WriterOptions};
+use nenjim_journal_root::{Creating, FsJournalWriter, Root, WriterOptions};
 use nenjim_journal_tlog::note::{Algorithm, SignerKey, VerifierKey};
 
-#[test]
-fn a_witness_cosigns_the_current_checkpoint_of_a_lagging_root() {
-    let state = tempfile::tempdir().unwrap();
-    let (signer, verifier) = nenjim_journal_testkit::signed::key("hub.test", 9);
-    let key = VerifierKey::parse(&verifier).unwrap();
-    let root = Root::open("testmem://witness-cadence/hub").unwrap();
+/// A new `testmem://` root at `address`, signed by `hub.test` (key of
+/// `seed`), with a writer at `interval` that has created `left-pad`: the
+/// root, the log's verifier key and the open writer.
+fn created_at(address: &str, seed: u8, interval: Duration) -> (Root, VerifierKey, FsJournalWriter) {
+    let (signer, verifier) = nenjim_journal_testkit::signed::key("hub.test", seed);
+    let root = Root::open(address).unwrap();
     root.create(&Creating::new()).unwrap();
     let options = root
         .as_content_store_of(
             WriterOptions::new()
                 .signing_key(&signer)
-                .checkpoint_interval(Duration::from_secs(3600)),
+                .checkpoint_interval(interval),
         )
         .unwrap();
     let mut writer = root.writer(options).unwrap();
-    let coordinate = "left-pad".parse().unwrap();
     let description = Description::new("Pads strings").unwrap();
-    publish::create(&mut writer, &coordinate, &description, None).unwrap();
+    publish::create(&mut writer, &left_pad(), &description, None).unwrap();
+    (root, VerifierKey::parse(&verifier).unwrap(), writer)
+}
+
+fn left_pad() -> nenjim_journal_api::valuetypes::ArtifactCoordinate {
+    "left-pad".parse().unwrap()
+}
+
+#[test]
+fn a_witness_cosigns_the_current_checkpoint_of_a_lagging_root() {
+    let state = tempfile::tempdir().unwrap();
+    let (root, key, mut writer) = created_at(
+        "testmem://witness-cadence/hub",
+        9,
+        Duration::from_secs(3600),
+    );
+    let coordinate = left_pad();
     // The open signed the empty root; nothing since is covered.
     let signed = SignedRoot::open(&root).unwrap();
     let verified = verify::verify(&signed, &key).unwrap();
@@ -79,21 +94,12 @@ fn a_release_is_proved_once_a_checkpoint_covers_it() {
     use nenjim_journal_tlog::hash::leaf_hash;
     use nenjim_journal_tlog::tree::verify_inclusion;
 
-    let (signer, verifier) = nenjim_journal_testkit::signed::key("hub.test", 10);
-    let key = VerifierKey::parse(&verifier).unwrap();
-    let root = Root::open("testmem://witness-cadence/prove").unwrap();
-    root.create(&Creating::new()).unwrap();
-    let options = root
-        .as_content_store_of(
-            WriterOptions::new()
-                .signing_key(&signer)
-                .checkpoint_interval(Duration::from_millis(10)),
-        )
-        .unwrap();
-    let mut writer = root.writer(options).unwrap();
-    let coordinate = "left-pad".parse().unwrap();
-    let description = Description::new("Pads strings").unwrap();
-    publish::create(&mut writer, &coordinate, &description, None).unwrap();
+    let (root, key, mut writer) = created_at(
+        "testmem://witness-cadence/prove",
+        10,
+        Duration::from_millis(10),
+    );
+    let coordinate = left_pad();
     let release = NewRelease::new(
         "1.0.0".parse().unwrap(),
         "MIT".parse().unwrap(),
