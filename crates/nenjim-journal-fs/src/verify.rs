@@ -139,13 +139,9 @@ pub fn load_verified_from(
     let mut read = ledger::read_ledger_after(reader, 0)?;
     let path = store_ledger::checkpoint_path(root);
     let held = read.entries().len() as u64;
-    if held < checkpoint.size() {
-        return Err(mismatch(format!(
-            "found a checkpoint of {} entries, expected at most the {held} entries of the ledger",
-            checkpoint.size()
-        ))
-        .with_path(path));
-    }
+    checkpoint
+        .check_within(held)
+        .map_err(|e| e.with_path(&path))?;
     // The entries after it wait for a checkpoint that covers them.
     let uncovered = held - checkpoint.size();
     read.truncate(usize::try_from(checkpoint.size()).unwrap_or(usize::MAX));
@@ -230,7 +226,11 @@ pub fn refresh_verified_from(
     }
     let read = ledger::read_ledger_after(reader, from)?;
     let mut carried: Vec<EntryBytes> = read.into_carried();
-    let uncovered = (from + carried.len() as u64).saturating_sub(checkpoint.size());
+    let held = from + carried.len() as u64;
+    checkpoint
+        .check_within(held)
+        .map_err(|e| e.with_path(&path))?;
+    let uncovered = held - checkpoint.size();
     if checkpoint.size() == from {
         *verified = Some(Verified {
             checkpoint,
@@ -245,14 +245,6 @@ pub fn refresh_verified_from(
     // Entries after the checkpoint are not covered yet: the next refresh.
     carried.truncate(usize::try_from(checkpoint.size() - from).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = carried.iter().map(|(e, _)| e.clone()).collect();
-    let covered = from + entries.len() as u64;
-    if covered != checkpoint.size() {
-        return Err(mismatch(format!(
-            "found a checkpoint of {} entries, expected at most the {covered} entries of the ledger",
-            checkpoint.size()
-        ))
-        .with_path(path));
-    }
     let tree = grow(tree, &entries);
     checkpoint
         .check_tree(tree.size(), &tree.root())

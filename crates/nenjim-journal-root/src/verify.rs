@@ -405,16 +405,7 @@ pub fn verify(root: &SignedRoot, key: &VerifierKey) -> Result<Verified, JournalE
     // file streamed and hashed once.
     let entries = root.entries()?;
     let held = entries.len() as u64;
-    if held < checkpoint.size() {
-        return Err(error::error(
-            ErrorKind::CheckpointMismatch,
-            format!(
-                "found a checkpoint of {} entries, expected at most the {held} entries of the ledger",
-                checkpoint.size()
-            ),
-        )
-        .with_path(root.path(CHECKPOINT)));
-    }
+    checkpoint.check_within(held).map_err(located)?;
     // The entries after the checkpoint (a writer at a checkpoint interval,
     // or one that died before its publication) are checked against their
     // files too; the tree is the checkpoint's prefix.

@@ -166,6 +166,23 @@ impl Checkpoint {
 }
 
 impl Checkpoint {
+    /// Checks that this checkpoint covers at most the `held` entries a
+    /// ledger holds (format section 10, reading: the entries after it
+    /// wait for a later checkpoint); `CheckpointMismatch` for one that
+    /// covers more.
+    pub fn check_within(&self, held: u64) -> Result<(), JournalError> {
+        if self.size > held {
+            return Err(error::error(
+                ErrorKind::CheckpointMismatch,
+                format!(
+                    "found a checkpoint of {} entries, expected at most the {held} entries of the ledger",
+                    self.size
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that this checkpoint covers exactly a ledger of `size`
     /// entries whose records hash to `root` (format section 10, reading);
     /// `CheckpointMismatch` otherwise.

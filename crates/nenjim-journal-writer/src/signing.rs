@@ -246,15 +246,15 @@ impl Checkpointer {
         let covered = published.as_ref().map_or(0, Checkpoint::size);
         let path = ledger::checkpoint_path(root);
         let count = entries.len() as u64;
-        let Some(prefix) = usize::try_from(covered).ok().and_then(|n| entries.get(..n)) else {
-            return Err(error::error(
-                ErrorKind::CheckpointMismatch,
-                format!(
-                    "found a checkpoint of {covered} entries, expected at most the {count} entries of the ledger"
-                ),
-            )
-            .with_path(path));
-        };
+        if let Some(checkpoint) = &published {
+            checkpoint
+                .check_within(count)
+                .map_err(|e| e.with_path(&path))?;
+        }
+        let prefix = usize::try_from(covered)
+            .ok()
+            .and_then(|n| entries.get(..n))
+            .unwrap_or(entries);
         let mut tree = TreeState::replay(prefix.iter().map(|e| e.to_string()), covered)?;
         if let Some(checkpoint) = &published {
             checkpoint
