@@ -416,35 +416,33 @@ impl Report<'_> {
         writer.wait_for_checkpoint(last)?;
         let root = SignedRoot::open(address)?;
         let checkpoint = root.checkpoint_unverified()?;
-        // A few revisions: their entries read one by one (a root's whole
-        // ledger is not read to answer for them); many: the ledger once.
-        let entries = if self.appended.len() > PROVE_READ_ALL {
-            root.entries()?
+        // Many revisions: the ledger read once; a few: each one's entry
+        // alone (a root's whole ledger is not read to answer for them).
+        let all = if self.appended.len() > PROVE_READ_ALL {
+            Some(root.entries()?)
         } else {
-            let mut some = Vec::with_capacity(self.appended.len());
-            for appended in &self.appended {
-                some.extend(root.entry(appended.sequence)?);
-            }
-            some.sort_by_key(Entry::sequence);
-            some.dedup_by_key(|e| e.sequence());
-            some
+            None
         };
         for appended in &mut self.appended {
-            let entry = entries
-                .binary_search_by_key(&appended.sequence, Entry::sequence)
-                .ok()
-                .and_then(|i| entries.get(i))
-                .ok_or_else(|| {
-                    nenjim_journal_api::error::error(
-                        nenjim_journal_api::error::ErrorKind::LedgerMismatch,
-                        format!(
-                            "found no ledger entry {} in the root's ledger, expected the record of {} {} just appended",
-                            appended.sequence, appended.coordinate, appended.journal_version
-                        ),
-                    )
-                    .with_path(&self.args.root)
-                })?;
-            let proof = super::prove::inclusion(&root, &checkpoint, entry)?;
+            let entry = match &all {
+                Some(all) => all
+                    .binary_search_by_key(&appended.sequence, Entry::sequence)
+                    .ok()
+                    .and_then(|i| all.get(i))
+                    .cloned(),
+                None => root.entry(appended.sequence)?,
+            };
+            let entry = entry.ok_or_else(|| {
+                nenjim_journal_api::error::error(
+                    nenjim_journal_api::error::ErrorKind::LedgerMismatch,
+                    format!(
+                        "found no ledger entry {} in the root's ledger, expected the record of {} {} just appended",
+                        appended.sequence, appended.coordinate, appended.journal_version
+                    ),
+                )
+                .with_path(&self.args.root)
+            })?;
+            let proof = super::prove::inclusion(&root, &checkpoint, &entry)?;
             if !self.args.json {
                 self.ui.print(&format!("\n{}", proof.text()))?;
             }
