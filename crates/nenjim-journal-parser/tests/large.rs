@@ -7,6 +7,8 @@
 
 use std::fmt::Write as _;
 
+use sha2::{Digest as _, Sha256};
+
 #[test]
 fn a_large_revision_parses() {
     let mut text = String::from(
@@ -24,4 +26,13 @@ fn a_large_revision_parses() {
     let revision = nenjim_journal_parser::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(revision.releases().len(), 20_000);
     assert_eq!(revision.policy().len(), 2);
+    // A text this large is hashed on a thread of its own while it is read:
+    // the digest is still the SHA-256 of its exact bytes.
+    assert!(text.len() > 256 * 1024);
+    let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+    assert_eq!(revision.digest().as_bytes(), &digest);
+    // An error in a large text is the same error, the hashing thread joined.
+    let broken = text.replace("RELEASE 1.19999.0", "RELEASE 1.19999.0 extra");
+    let error = nenjim_journal_parser::parse(&broken).unwrap_err();
+    assert_eq!(error.line(), Some(5 + 4 * 19_999 + 1));
 }

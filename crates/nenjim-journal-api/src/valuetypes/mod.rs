@@ -22,6 +22,7 @@
 mod coordinate;
 mod description;
 mod digest;
+mod interned;
 mod journal_version;
 mod license;
 mod license_hint;

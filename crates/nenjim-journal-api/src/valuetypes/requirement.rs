@@ -1,8 +1,10 @@
 use std::fmt;
 use std::ops::Bound;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
+use std::sync::LazyLock;
 
+use super::interned::{Lookup, Store};
 use super::{ReleaseVersion, semantic, shown, syntax_at};
 use crate::error::{ErrorContext as _, JournalError};
 
@@ -23,10 +25,59 @@ use crate::error::{ErrorContext as _, JournalError};
 /// assert!("[2.0.0,1.0.0]".parse::<VersionRequirement>().is_err());
 /// ```
 ///
-/// Cheap to clone (shared): a loader interns equal requirements, so a
-/// dependency holds one pointer instead of two inline versions.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct VersionRequirement(Arc<Req>);
+/// Cheap to clone: equal requirements are stored once in the process
+/// (`interned.rs`), with their text, so a dependency holds one pointer
+/// instead of two inline versions, copying one touches no count, equality
+/// is one pointer comparison, and a token already seen is not read again.
+#[derive(Clone, Copy)]
+pub struct VersionRequirement(&'static Stored);
+
+/// A stored requirement: its canonical text (its `Display`, which is its
+/// token: `FromStr` and `Display` round-trip) and its versions.
+struct Stored {
+    text: Box<str>,
+    req: Req,
+}
+
+/// Every requirement made in this process, by its canonical text.
+static REQUIREMENTS: LazyLock<Store<Stored, str>> = LazyLock::new(Store::new);
+
+impl Lookup<str> for Stored {
+    fn key(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for VersionRequirement {
+    /// Requirements are stored once, so equal ones are one stored value.
+    fn eq(&self, other: &VersionRequirement) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for VersionRequirement {}
+
+impl Hash for VersionRequirement {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.text.hash(state);
+    }
+}
+
+impl VersionRequirement {
+    /// The stored requirement equal to `req`.
+    fn stored(req: Req) -> VersionRequirement {
+        let text = Canonical(&req).to_string();
+        VersionRequirement(REQUIREMENTS.get_or_insert(&text, || Stored {
+            text: text.as_str().into(),
+            req,
+        }))
+    }
+
+    /// The stored requirement whose canonical text is `text`, if one was made.
+    fn seen(text: &str) -> Option<VersionRequirement> {
+        REQUIREMENTS.get(text).map(VersionRequirement)
+    }
+}
 
 /// A requirement's versions: both bounds as optional versions side by side
 /// (72 bytes behind the `Arc`, less than an enum of two
@@ -72,20 +123,20 @@ fn bound(version: Option<&ReleaseVersion>, inclusive: bool) -> Bound<&ReleaseVer
 impl VersionRequirement {
     /// `*`: every version.
     pub fn any() -> VersionRequirement {
-        VersionRequirement(Arc::new(Req {
+        VersionRequirement::stored(Req {
             lower: None,
             upper: None,
             shape: Shape::Any,
-        }))
+        })
     }
 
     /// Exactly `version`.
     pub fn exact(version: ReleaseVersion) -> VersionRequirement {
-        VersionRequirement(Arc::new(Req {
+        VersionRequirement::stored(Req {
             lower: Some(version),
             upper: None,
             shape: Shape::Exact,
-        }))
+        })
     }
 
     /// An interval; refuses `(,)` (use [`any`](Self::any)) and empty intervals.
@@ -113,48 +164,48 @@ impl VersionRequirement {
         }
         let (lower, lower_inclusive) = split(lower);
         let (upper, upper_inclusive) = split(upper);
-        Ok(VersionRequirement(Arc::new(Req {
+        Ok(VersionRequirement::stored(Req {
             lower,
             upper,
             shape: Shape::Interval {
                 lower_inclusive,
                 upper_inclusive,
             },
-        })))
+        }))
     }
 
     /// Whether this is `*`.
     pub fn is_any(&self) -> bool {
-        self.0.shape == Shape::Any
+        self.0.req.shape == Shape::Any
     }
 
     /// The version, if this is an exact requirement.
     pub fn as_exact(&self) -> Option<&ReleaseVersion> {
-        match self.0.shape {
-            Shape::Exact => self.0.lower.as_ref(),
+        match self.0.req.shape {
+            Shape::Exact => self.0.req.lower.as_ref(),
             _ => None,
         }
     }
 
     /// The lower bound (`Included(v)` for an exact `v`, `Unbounded` for `*`).
     pub fn lower(&self) -> Bound<&ReleaseVersion> {
-        match self.0.shape {
+        match self.0.req.shape {
             Shape::Any => Bound::Unbounded,
-            Shape::Exact => bound(self.0.lower.as_ref(), true),
+            Shape::Exact => bound(self.0.req.lower.as_ref(), true),
             Shape::Interval {
                 lower_inclusive, ..
-            } => bound(self.0.lower.as_ref(), lower_inclusive),
+            } => bound(self.0.req.lower.as_ref(), lower_inclusive),
         }
     }
 
     /// The upper bound (`Included(v)` for an exact `v`, `Unbounded` for `*`).
     pub fn upper(&self) -> Bound<&ReleaseVersion> {
-        match self.0.shape {
+        match self.0.req.shape {
             Shape::Any => Bound::Unbounded,
-            Shape::Exact => bound(self.0.lower.as_ref(), true),
+            Shape::Exact => bound(self.0.req.lower.as_ref(), true),
             Shape::Interval {
                 upper_inclusive, ..
-            } => bound(self.0.upper.as_ref(), upper_inclusive),
+            } => bound(self.0.req.upper.as_ref(), upper_inclusive),
         }
     }
 
@@ -186,6 +237,12 @@ fn bound_version(text: &str, column: usize) -> Result<Option<ReleaseVersion>, Jo
 impl FromStr for VersionRequirement {
     type Err = JournalError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // Only canonical texts are stored, and each token has one value
+        // whose canonical text is the token itself: a token seen before
+        // needs no reading.
+        if let Some(seen) = VersionRequirement::seen(s) {
+            return Ok(seen);
+        }
         if s == "*" {
             return Ok(VersionRequirement::any());
         }
@@ -258,19 +315,32 @@ impl FromStr for VersionRequirement {
 
 impl fmt::Display for VersionRequirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.shape {
+        f.write_str(&self.0.text)
+    }
+}
+
+/// The canonical text of a requirement's versions (what `Display` writes).
+struct Canonical<'r>(&'r Req);
+
+impl fmt::Display for Canonical<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let req = self.0;
+        match req.shape {
             Shape::Any => f.write_str("*"),
-            Shape::Exact => match &self.0.lower {
+            Shape::Exact => match &req.lower {
                 Some(v) => write!(f, "{v}"),
                 None => f.write_str("*"),
             },
-            Shape::Interval { .. } => {
-                match self.lower() {
+            Shape::Interval {
+                lower_inclusive,
+                upper_inclusive,
+            } => {
+                match bound(req.lower.as_ref(), lower_inclusive) {
                     Bound::Unbounded => f.write_str("(,")?,
                     Bound::Included(v) => write!(f, "[{v},")?,
                     Bound::Excluded(v) => write!(f, "({v},")?,
                 }
-                match self.upper() {
+                match bound(req.upper.as_ref(), upper_inclusive) {
                     Bound::Unbounded => f.write_str(")"),
                     Bound::Included(v) => write!(f, "{v}]"),
                     Bound::Excluded(v) => write!(f, "{v})"),

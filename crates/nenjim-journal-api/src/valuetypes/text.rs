@@ -2,31 +2,42 @@
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::LazyLock;
 
-/// The longest text stored inside the `Arc`'s own allocation: with the
-/// length byte and the variant's tag the representation is 40 bytes, so
-/// the `Arc` (two counts and the representation, 56 bytes) fits a 64-byte
-/// malloc chunk. Longer texts take a second allocation.
+use super::interned::{Lookup, Store};
+
+/// The longest text stored inside the stored value itself: with the
+/// length byte and the variant's tag the representation is 40 bytes (a
+/// 48-byte malloc chunk). Longer texts take a second allocation.
 const INLINE: usize = 38;
 
-/// An immutable, shared string behind one thin pointer (8 bytes, where an
-/// `Arc<str>` is a 16-byte fat pointer).
+/// An immutable string, stored once in the process ([`interned`](super::interned)),
+/// behind one thin pointer (8 bytes, where a `&str` is 16).
 ///
 /// The value types that wrap it ([`ArtifactCoordinate`](super::ArtifactCoordinate),
 /// [`Description`](super::Description), [`LicenseExpression`](super::LicenseExpression),
 /// [`InformationUri`](super::InformationUri)) are held by the thousand in
 /// dependency lists and release bodies, so 8 bytes saved in each place that
 /// refers to one count more than the size of the text itself. A short text
-/// (most coordinates, licenses, reasons and descriptions) is stored inside
-/// the `Arc`'s allocation (one allocation, as for an `Arc<str>`); a longer
-/// one in a second allocation behind it.
+/// (most coordinates, licenses, reasons and descriptions) is stored inline
+/// (one allocation); a longer one in a second allocation behind it.
+/// Copying one touches no count; equal texts are one stored text.
 ///
-/// Comparison, ordering and hashing are those of the text: equality and
-/// ordering compare the UTF-8 bytes (which orders like `str`), hashing
+/// Comparison, ordering and hashing are those of the text: equality is the
+/// text's (one pointer comparison, since equal texts are stored once),
+/// ordering compares the UTF-8 bytes (which orders like `str`), hashing
 /// hashes the `str` (so a value type may implement `Borrow<str>`).
-#[derive(Clone)]
-pub(crate) struct Text(Arc<Repr>);
+#[derive(Clone, Copy)]
+pub(crate) struct Text(&'static Repr);
+
+/// Every text made in this process.
+static TEXTS: LazyLock<Store<Repr, [u8]>> = LazyLock::new(Store::new);
+
+impl Lookup<[u8]> for Repr {
+    fn key(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
 
 enum Repr {
     /// The first `len` bytes of `bytes`, a copy of a `str`.
@@ -38,60 +49,56 @@ enum Repr {
 }
 
 impl Text {
-    /// A new shared copy of `text`.
+    /// The stored copy of `text` (stored now if it is the first).
     pub(crate) fn new(text: &str) -> Text {
-        let repr = match u8::try_from(text.len()) {
-            Ok(len) if text.len() <= INLINE => {
-                let mut bytes = [0u8; INLINE];
-                bytes[..text.len()].copy_from_slice(text.as_bytes());
-                Repr::Inline { len, bytes }
+        Text(TEXTS.get_or_insert(text.as_bytes(), || {
+            match u8::try_from(text.len()) {
+                Ok(len) if text.len() <= INLINE => {
+                    let mut bytes = [0u8; INLINE];
+                    bytes[..text.len()].copy_from_slice(text.as_bytes());
+                    Repr::Inline { len, bytes }
+                }
+                _ => Repr::Heap(Box::from(text)),
             }
-            _ => Repr::Heap(Box::from(text)),
-        };
-        Text(Arc::new(repr))
+        }))
     }
 
     /// The text's bytes (valid UTF-8).
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        match &*self.0 {
-            // `len <= INLINE` (see `new`).
-            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            Repr::Heap(text) => text.as_bytes(),
-        }
+    pub(crate) fn as_bytes(&self) -> &'static [u8] {
+        self.0.as_bytes()
     }
 
     /// The text.
     #[allow(clippy::expect_used)] // an invariant of `Text`, not of any input
-    pub(crate) fn as_str(&self) -> &str {
-        match &*self.0 {
+    pub(crate) fn as_str(&self) -> &'static str {
+        match self.0 {
             Repr::Inline { .. } => std::str::from_utf8(self.as_bytes())
                 .expect("invariant: an inline text is a copy of a whole `str` (see `new`)"),
             Repr::Heap(text) => text,
         }
     }
 
-    /// Whether both share one allocation.
+    /// Whether both are one stored text (which, texts being stored once,
+    /// is whether they are equal).
     pub(crate) fn ptr_eq(&self, other: &Text) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Repr {
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            // `len <= INLINE` (see `Text::new`).
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Heap(text) => text.as_bytes(),
+        }
     }
 }
 
 impl PartialEq for Text {
+    /// Texts are stored once, so equal texts are one stored text.
     fn eq(&self, other: &Text) -> bool {
-        if self.ptr_eq(other) {
-            return true;
-        }
-        match (&*self.0, &*other.0) {
-            // Inline bytes are zero past `len` (see `new`), so two inline
-            // texts are equal exactly when their fixed-size parts are: a
-            // comparison of constant length the compiler inlines, rather than
-            // a `memcmp` call (the release builder's duplicate checks compare
-            // every new coordinate with the ones before it).
-            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
-                a == b && x == y
-            }
-            _ => self.as_bytes() == other.as_bytes(),
-        }
+        self.ptr_eq(other)
     }
 }
 
@@ -149,6 +156,16 @@ mod tests {
                 assert_eq!(ta.cmp(&tb), a.cmp(b), "{a:?} cmp {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn equal_texts_are_one_stored_text() {
+        let a = Text::new("left-pad");
+        let b = Text::new(&String::from("left-pad"));
+        assert!(a.ptr_eq(&b));
+        assert!(!a.ptr_eq(&Text::new("right-pad")));
+        let long = "a long text, well over the inline limit of the shared representation";
+        assert!(Text::new(long).ptr_eq(&Text::new(&long.to_owned())));
     }
 
     #[test]
