@@ -8,6 +8,11 @@
 //! look-ups alone (`look_up`: the tokens split before timing); and the least
 //! any parser returning the api's model does after reading the text
 //! ([`floor::rebuild`]: the revision built again from its values).
+//!
+//! P1r (issue 32): the same ingest of a revision of typical size (10-20 kB,
+//! as real roots hold: the first revision of the same generator with at
+//! least 15 000 bytes) against SHA-256 of it, `ingest_typical` against
+//! `sha256_typical`. Target <= 2.5x.
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
@@ -62,6 +67,16 @@ fn p1(c: &mut Criterion) {
     );
     let tenth = (releases / 10).max(1);
     let (small_text, _) = corpus::large_revision(tenth, setup::SEED);
+    // The typical revision: the fewest releases giving at least 15 000 bytes.
+    let typical = (1..releases.max(2))
+        .map(|n| corpus::large_revision(n, setup::SEED).0)
+        .find(|t| t.len() >= 15_000)
+        .unwrap_or_else(|| panic!("no revision of 15 000 bytes under {releases} releases"));
+    assert!(
+        typical.len() <= 20_000,
+        "the typical revision is {} bytes",
+        typical.len()
+    );
     if let Err(e) = setup::record(
         "p1_ingest",
         &serde_json::json!({
@@ -69,6 +84,7 @@ fn p1(c: &mut Criterion) {
             "releases": releases,
             "small_bytes": small_text.len(),
             "small_releases": tenth,
+            "typical_bytes": typical.len(),
         }),
     ) {
         eprintln!("cannot record the P1 sizes: {e}");
@@ -110,6 +126,16 @@ fn p1(c: &mut Criterion) {
         b.iter(|| floor::rebuild(black_box(&parsed)).map(|r| r.releases().len()))
     });
     let empty = ChainState::new();
+    group.bench_function("sha256_typical", |b| {
+        b.iter(|| Sha256::digest(black_box(typical.as_bytes())))
+    });
+    group.bench_function("ingest_typical", |b| {
+        b.iter(|| {
+            nenjim_journal_parser::parse(black_box(&typical))
+                .and_then(|r| empty.ingest_revision(r))
+                .map(|i| i.state().len())
+        })
+    });
     group.bench_function("ingest", |b| {
         b.iter(|| {
             nenjim_journal_parser::parse(black_box(&text))

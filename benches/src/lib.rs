@@ -28,4 +28,5 @@
 pub mod corpus;
 pub mod floor;
 pub mod prng;
+pub mod read;
 pub mod setup;

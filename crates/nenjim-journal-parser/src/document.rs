@@ -263,7 +263,13 @@ pub(crate) fn parse(
                 .unwrap_or_else(|_| Sha256::digest(text.as_bytes()));
             RevisionDigest::from_bytes(digest.into())
         };
-        read(text, interner, previous, true, Hashing::Apart(Box::new(digest)))
+        read(
+            text,
+            interner,
+            previous,
+            true,
+            Hashing::Apart(Box::new(digest)),
+        )
     })
 }
 

@@ -7,8 +7,8 @@ use super::*;
 pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
     if let Some(p1) = result(t, "p1_ingest") {
         sizes.push(format!(
-            "P1: one revision of {} releases, {} bytes",
-            p1["releases"], p1["bytes"]
+            "P1: one revision of {} releases, {} bytes; P1r: one of {} bytes",
+            p1["releases"], p1["bytes"], p1["typical_bytes"]
         ));
     }
     rows.push(ratio_row(
@@ -17,6 +17,14 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
         "parse + ChainState::ingest_revision (validate + SHA-256) vs SHA-256 alone",
         "p1_ingest/ingest",
         "p1_ingest/sha256_floor",
+        Target::AtMost(2.5),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1r ingest",
+        "the same, a revision of typical size (10-20 kB) vs SHA-256 of it (issue 32)",
+        "p1_ingest/ingest_typical",
+        "p1_ingest/sha256_typical",
         Target::AtMost(2.5),
     ));
     rows.push(ratio_row(
@@ -81,11 +89,19 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
     rows.push(ratio_row(
         t,
         "P2 peer",
-        "parser::parse vs serde_json into typed index structs",
-        "p2_peer/journal_parse",
-        "p2_peer/serde_json_index",
+        "parser::parse, then every value read once, vs serde_json into typed index structs, then every field read once (restated by issue 32)",
+        "p2_peer/journal_parse_read",
+        "p2_peer/serde_json_index_read",
         // Issue 15's target (the first one was 1x).
         Target::AtMost(0.5),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P2 peer",
+        "parser::parse vs serde_json into typed index structs (the parses alone: the old measure)",
+        "p2_peer/journal_parse",
+        "p2_peer/serde_json_index",
+        Target::None,
     ));
 
     let p3 = result(t, "p3_start");
@@ -196,6 +212,14 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
             ));
         }
     }
+    rows.push(ratio_row(
+        t,
+        "P5 queries",
+        "first access of a release's values (every value of one release of a revision just parsed) vs the same read again (issue 32: reported)",
+        "p5_queries/first_access",
+        "p5_queries/again",
+        Target::None,
+    ));
 
     if let Some(p6) = result(t, "p6_refresh") {
         sizes.push(format!(
@@ -323,10 +347,26 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
     rows.push(ratio_row(
         t,
         "P9 events",
-        "replay_events drained (every event, from 0) vs start() of the same root (restated by issue 24)",
-        "p9_events/events",
+        "replay_events drained, every value of every event read once, vs start() of the same root (restated by issues 24 and 32)",
+        "p9_events/events_values",
         "p9_events/start",
         Target::AtMost(0.05),
+    ));
+    rows.push(ratio_row(
+        t,
+        "P9 events",
+        "replay_events drained (every event, from 0, nothing read) vs start()",
+        "p9_events/events",
+        "p9_events/start",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P9 events",
+        "the least a model decoding values on first access pays in that feed: every release of the root built again from its values (api builders, no text read) vs start()",
+        "p9_events/rebuild_all",
+        "p9_events/start",
+        Target::None,
     ));
     rows.push(ratio_row(
         t,
@@ -393,6 +433,27 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
         detail: format!(
             "per revision {} / `p8_append/append` {}",
             per_revision.map_or("-".to_owned(), time),
+            single.map_or("-".to_owned(), time)
+        ),
+    });
+    // The disk's floor for that row (issue 32): one revision of the
+    // floor (the same files and entries, one barrier for the batch)
+    // against one append. A batch cannot go under it.
+    let per_floor = match (estimate(t, "p8_batch/floor"), batch) {
+        (Some(f), Some(n)) if n > 0.0 => Some(f / n),
+        _ => None,
+    };
+    rows.push(Row {
+        bench: "P8b batch".to_owned(),
+        what: "the disk's floor of that row: one revision of the one-barrier floor (its time / the batch's size) vs one FsJournalWriter::append".to_owned(),
+        ratio: match (per_floor, single) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        },
+        target: Target::None,
+        detail: format!(
+            "per revision of `p8_batch/floor` {} / `p8_append/append` {}",
+            per_floor.map_or("-".to_owned(), time),
             single.map_or("-".to_owned(), time)
         ),
     });

@@ -103,9 +103,7 @@ impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Store<T, K> {
 
     /// The shard of `key`.
     fn shard(&self, key: &K) -> &Shard<T, K> {
-        let mut hasher = self.hasher.build_hasher();
-        key.hash(&mut hasher);
-        let at = (hasher.finish() % SHARDS as u64) as usize;
+        let at = (self.hasher.hash_one(key) % SHARDS as u64) as usize;
         // `at < SHARDS`; the fallback is never taken.
         self.shards.get(at).unwrap_or(&self.shards[0])
     }

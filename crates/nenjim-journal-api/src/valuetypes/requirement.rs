@@ -1,7 +1,7 @@
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::ops::Bound;
 use std::str::FromStr;
-use std::hash::{Hash, Hasher};
 use std::sync::LazyLock;
 
 use super::interned::{Lookup, Store};
@@ -29,7 +29,7 @@ use crate::error::{ErrorContext as _, JournalError};
 /// (`interned.rs`), with their text, so a dependency holds one pointer
 /// instead of two inline versions, copying one touches no count, equality
 /// is one pointer comparison, and a token already seen is not read again.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct VersionRequirement(&'static Stored);
 
 /// A stored requirement: its canonical text (its `Display`, which is its

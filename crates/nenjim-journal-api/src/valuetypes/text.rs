@@ -51,16 +51,16 @@ enum Repr {
 impl Text {
     /// The stored copy of `text` (stored now if it is the first).
     pub(crate) fn new(text: &str) -> Text {
-        Text(TEXTS.get_or_insert(text.as_bytes(), || {
-            match u8::try_from(text.len()) {
+        Text(
+            TEXTS.get_or_insert(text.as_bytes(), || match u8::try_from(text.len()) {
                 Ok(len) if text.len() <= INLINE => {
                     let mut bytes = [0u8; INLINE];
                     bytes[..text.len()].copy_from_slice(text.as_bytes());
                     Repr::Inline { len, bytes }
                 }
                 _ => Repr::Heap(Box::from(text)),
-            }
-        }))
+            }),
+        )
     }
 
     /// The text's bytes (valid UTF-8).
@@ -149,7 +149,7 @@ mod tests {
         for a in samples {
             let ta = Text::new(a);
             assert_eq!(ta.as_str(), a);
-            assert_eq!(state.hash_one(&ta), state.hash_one(a));
+            assert_eq!(state.hash_one(ta), state.hash_one(a));
             for b in samples {
                 let tb = Text::new(b);
                 assert_eq!(ta == tb, a == b, "{a:?} == {b:?}");
@@ -165,7 +165,8 @@ mod tests {
         assert!(a.ptr_eq(&b));
         assert!(!a.ptr_eq(&Text::new("right-pad")));
         let long = "a long text, well over the inline limit of the shared representation";
-        assert!(Text::new(long).ptr_eq(&Text::new(&long.to_owned())));
+        let copy = String::from(long);
+        assert!(Text::new(long).ptr_eq(&Text::new(&copy)));
     }
 
     #[test]
