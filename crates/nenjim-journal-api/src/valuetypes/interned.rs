@@ -19,12 +19,11 @@
 //! per-load tables are asked first, so a load reaches the store once per
 //! value it has not seen yet.
 
-use std::borrow::Borrow;
-use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
-use std::marker::PhantomData;
+use std::hash::{BuildHasher, Hash, RandomState};
 use std::sync::{PoisonError, RwLock};
+
+use hashbrown::HashTable;
 
 /// How many shards: a power of two, a few times the threads of a load.
 const SHARDS: usize = 16;
@@ -35,75 +34,64 @@ pub(crate) trait Lookup<K: ?Sized + Hash + Eq>: 'static {
     fn key(&self) -> &K;
 }
 
-/// An entry of a [`Store`]: a stored value, hashed and compared as its key
-/// (so that a `HashSet` of entries is looked up with a `&K`).
-struct Entry<T: 'static, K: ?Sized>(&'static T, PhantomData<fn(&K)>);
-
-impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Borrow<K> for Entry<T, K> {
-    fn borrow(&self) -> &K {
-        self.0.key()
-    }
-}
-
-impl<T: Lookup<K>, K: ?Sized + Hash + Eq> PartialEq for Entry<T, K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.key() == other.0.key()
-    }
-}
-
-impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Eq for Entry<T, K> {}
-
-impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Hash for Entry<T, K> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.key().hash(state);
-    }
-}
-
-type Shard<T, K> = RwLock<HashSet<Entry<T, K>>>;
+type Shard<T> = RwLock<HashTable<&'static T>>;
 
 /// A store of `T`s, looked up by `K`: each distinct key stored once.
+///
+/// A lookup hashes its key once (SipHash, keyed per process, so that texts
+/// chosen to collide cannot make the store quadratic): the hash picks the
+/// shard and is the table's hash.
 pub(crate) struct Store<T: 'static, K: ?Sized> {
-    shards: [Shard<T, K>; SHARDS],
+    shards: [Shard<T>; SHARDS],
     hasher: RandomState,
+    _key: std::marker::PhantomData<fn(&K)>,
 }
 
 impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Store<T, K> {
     /// An empty store.
     pub(crate) fn new() -> Store<T, K> {
         Store {
-            shards: std::array::from_fn(|_| RwLock::new(HashSet::new())),
+            shards: std::array::from_fn(|_| RwLock::new(HashTable::new())),
             hasher: RandomState::new(),
+            _key: std::marker::PhantomData,
         }
     }
 
     /// The stored value whose key is `key`, storing `make()` first if there
     /// is none; `make()` gives a value whose key equals `key`.
     pub(crate) fn get_or_insert(&self, key: &K, make: impl FnOnce() -> T) -> &'static T {
-        if let Some(found) = self.get(key) {
+        let hash = self.hasher.hash_one(key);
+        let shard = self.shard(hash);
+        if let Some(found) = Self::find(shard, hash, key) {
             return found;
         }
-        let shard = self.shard(key);
-        let mut set = shard.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(found) = set.get(key) {
-            return found.0;
+        let mut table = shard.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = table.find(hash, |e| e.key() == key) {
+            return found;
         }
         let stored: &'static T = Box::leak(Box::new(make()));
-        set.insert(Entry(stored, PhantomData));
+        table.insert_unique(hash, stored, |e| self.hasher.hash_one(e.key()));
         stored
     }
 
     /// The stored value whose key is `key`, if there is one.
     pub(crate) fn get(&self, key: &K) -> Option<&'static T> {
-        self.shard(key)
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(key)
-            .map(|found| found.0)
+        let hash = self.hasher.hash_one(key);
+        Self::find(self.shard(hash), hash, key)
     }
 
-    /// The shard of `key`.
-    fn shard(&self, key: &K) -> &Shard<T, K> {
-        let at = (self.hasher.hash_one(key) % SHARDS as u64) as usize;
+    fn find(shard: &Shard<T>, hash: u64, key: &K) -> Option<&'static T> {
+        shard
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .find(hash, |e| e.key() == key)
+            .copied()
+    }
+
+    /// The shard of a key of hash `hash`: its top bits (the table uses
+    /// the low ones and the next seven).
+    fn shard(&self, hash: u64) -> &Shard<T> {
+        let at = (hash >> 60) as usize % SHARDS;
         // `at < SHARDS`; the fallback is never taken.
         self.shards.get(at).unwrap_or(&self.shards[0])
     }
