@@ -1,4 +1,4 @@
-use super::text::Text;
+use super::text::{COORDINATES, Text};
 use super::{shown, syntax_at};
 use crate::error::JournalError;
 use std::fmt;
@@ -107,8 +107,13 @@ impl ArtifactCoordinate {
 impl FromStr for ArtifactCoordinate {
     type Err = JournalError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // Only valid coordinates are stored there: one seen before in this
+        // process needs no validation.
+        if let Some(text) = Text::found_in(&COORDINATES, s) {
+            return Ok(ArtifactCoordinate(text));
+        }
         Self::validate(s)?;
-        Ok(ArtifactCoordinate(Text::new(s)))
+        Ok(ArtifactCoordinate(Text::stored_in(&COORDINATES, s)))
     }
 }
 

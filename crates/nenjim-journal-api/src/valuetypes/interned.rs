@@ -20,10 +20,10 @@
 //! value it has not seen yet.
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash, RandomState};
+use std::hash::{BuildHasher, Hash};
 use std::sync::{PoisonError, RwLock};
 
-use hashbrown::HashTable;
+use hashbrown::{DefaultHashBuilder, HashTable};
 
 /// How many shards: a power of two, a few times the threads of a load.
 const SHARDS: usize = 16;
@@ -38,12 +38,14 @@ type Shard<T> = RwLock<HashTable<&'static T>>;
 
 /// A store of `T`s, looked up by `K`: each distinct key stored once.
 ///
-/// A lookup hashes its key once (SipHash, keyed per process, so that texts
-/// chosen to collide cannot make the store quadratic): the hash picks the
-/// shard and is the table's hash.
+/// A lookup hashes its key once (foldhash, seeded per process, so that
+/// texts chosen to collide on one process's hash cannot be written in
+/// advance: a fixed hash would let a hostile author fill one bucket of a
+/// store that is never emptied), and that hash picks the shard and is the
+/// table's hash.
 pub(crate) struct Store<T: 'static, K: ?Sized> {
     shards: [Shard<T>; SHARDS],
-    hasher: RandomState,
+    hasher: DefaultHashBuilder,
     _key: std::marker::PhantomData<fn(&K)>,
 }
 
@@ -52,7 +54,7 @@ impl<T: Lookup<K>, K: ?Sized + Hash + Eq> Store<T, K> {
     pub(crate) fn new() -> Store<T, K> {
         Store {
             shards: std::array::from_fn(|_| RwLock::new(HashTable::new())),
-            hasher: RandomState::new(),
+            hasher: DefaultHashBuilder::default(),
             _key: std::marker::PhantomData,
         }
     }

@@ -1,4 +1,4 @@
-use super::text::Text;
+use super::text::{LICENSES, Text};
 use super::{semantic, shown, syntax_at};
 use crate::error::{ErrorContext as _, JournalError};
 use std::fmt;
@@ -47,6 +47,11 @@ fn mode() -> spdx::ParseMode {
 impl FromStr for LicenseExpression {
     type Err = JournalError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // Only valid expressions are stored there: one seen before in this
+        // process needs no validation (SPDX's parse is the costly part).
+        if let Some(text) = Text::found_in(&LICENSES, s) {
+            return Ok(LicenseExpression(text));
+        }
         if s.is_empty() {
             return Err(syntax_at(
                 1,
@@ -69,7 +74,7 @@ impl FromStr for LicenseExpression {
             ));
         }
         if matches!(s, "NONE" | "NOASSERTION") {
-            return Ok(LicenseExpression(Text::new(s)));
+            return Ok(LicenseExpression(Text::stored_in(&LICENSES, s)));
         }
         let mut depth = 0usize;
         for (i, c) in s.char_indices() {
@@ -122,7 +127,7 @@ impl FromStr for LicenseExpression {
             ))
             .at(1, e.span.start + 1)
         })?;
-        Ok(LicenseExpression(Text::new(s)))
+        Ok(LicenseExpression(Text::stored_in(&LICENSES, s)))
     }
 }
 

@@ -30,8 +30,19 @@ const INLINE: usize = 38;
 #[derive(Clone, Copy)]
 pub(crate) struct Text(&'static Repr);
 
-/// Every text made in this process.
-static TEXTS: LazyLock<Store<Repr, [u8]>> = LazyLock::new(Store::new);
+/// A store of texts: [`TEXTS`], or one of a value type whose texts are
+/// all valid values of that type (so that a token found there needs no
+/// validation).
+pub(crate) type Texts = LazyLock<Store<Repr, [u8]>>;
+
+/// Every text made in this process that no typed store holds.
+static TEXTS: Texts = LazyLock::new(Store::new);
+
+/// Every artifact coordinate made in this process.
+pub(crate) static COORDINATES: Texts = LazyLock::new(Store::new);
+
+/// Every license expression made in this process.
+pub(crate) static LICENSES: Texts = LazyLock::new(Store::new);
 
 impl Lookup<[u8]> for Repr {
     fn key(&self) -> &[u8] {
@@ -39,7 +50,7 @@ impl Lookup<[u8]> for Repr {
     }
 }
 
-enum Repr {
+pub(crate) enum Repr {
     /// The first `len` bytes of `bytes`, a copy of a `str`.
     Inline {
         len: u8,
@@ -51,8 +62,20 @@ enum Repr {
 impl Text {
     /// The stored copy of `text` (stored now if it is the first).
     pub(crate) fn new(text: &str) -> Text {
+        Text::stored_in(&TEXTS, text)
+    }
+
+    /// The copy of `text` in `store`, if it holds one.
+    pub(crate) fn found_in(store: &Texts, text: &str) -> Option<Text> {
+        store.get(text.as_bytes()).map(Text)
+    }
+
+    /// The copy of `text` stored in `store` (stored now if it is the
+    /// first). Texts are compared by their stored copy, so a value type
+    /// stores all of its texts in one store.
+    pub(crate) fn stored_in(store: &Texts, text: &str) -> Text {
         Text(
-            TEXTS.get_or_insert(text.as_bytes(), || match u8::try_from(text.len()) {
+            store.get_or_insert(text.as_bytes(), || match u8::try_from(text.len()) {
                 Ok(len) if text.len() <= INLINE => {
                     let mut bytes = [0u8; INLINE];
                     bytes[..text.len()].copy_from_slice(text.as_bytes());
@@ -167,6 +190,26 @@ mod tests {
         let long = "a long text, well over the inline limit of the shared representation";
         let copy = String::from(long);
         assert!(Text::new(long).ptr_eq(&Text::new(&copy)));
+    }
+
+    #[test]
+    fn a_text_stored_for_one_type_is_no_valid_value_of_another() {
+        use crate::valuetypes::{ArtifactCoordinate, LicenseExpression};
+        // Texts a description or a URI stored: not valid values of the
+        // typed stores, which skip validation only for what they hold.
+        let _ = Text::new("Not A Coordinate");
+        let _ = Text::new("not-a-listed-license");
+        assert!("Not A Coordinate".parse::<ArtifactCoordinate>().is_err());
+        assert!("not-a-listed-license".parse::<LicenseExpression>().is_err());
+        // A valid value, made twice, is one stored value; an invalid one
+        // is refused again after it.
+        let a: ArtifactCoordinate = "left-pad".parse().unwrap();
+        let b: ArtifactCoordinate = "left-pad".parse().unwrap();
+        assert!(a.shares_text_with(&b));
+        assert!("left pad".parse::<ArtifactCoordinate>().is_err());
+        let mit: LicenseExpression = "MIT OR Apache-2.0".parse().unwrap();
+        assert_eq!(mit, "MIT OR Apache-2.0".parse().unwrap());
+        assert!("MIT OR".parse::<LicenseExpression>().is_err());
     }
 
     #[test]
