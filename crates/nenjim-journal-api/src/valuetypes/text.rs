@@ -154,6 +154,8 @@ impl Hash for Text {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly
+
     use super::*;
     use std::hash::{BuildHasher, RandomState};
 
