@@ -6,7 +6,6 @@
 
 use std::process::ExitCode;
 
-
 use nenjim_journal_ref::JournalAssembly;
 
 fn main() -> ExitCode {

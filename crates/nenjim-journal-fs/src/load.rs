@@ -5,7 +5,7 @@ use std::path::Path;
 use nenjim_journal_api::error::{ErrorContext as _, JournalError};
 use nenjim_journal_api::model::JournalRevision;
 use nenjim_journal_chain::ChainState;
-use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
+use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
@@ -32,13 +32,12 @@ pub(crate) fn load(
     // error (a misplaced entry counts after the files listed before it);
     // ingestion stops there too, so the files after it are never used.
     let artifacts = layout::artifacts(fs, root)?;
-    // One interner per worker, backed by one store shared by the load, so a
-    // dependency target, license or requirement is validated and stored once.
-    let shared = SharedInterner::default();
+    // One interner per worker (a token met again is one look-up; equal
+    // values are one stored value in the process: the api's store).
     let mut state = ChainState::new();
     pipeline::in_order(
         artifacts.dirs,
-        || Interner::backed_by(&shared),
+        Interner::default,
         |interner, artifact| list_and_parse(fs, &artifact, options, interner),
         |artifact| {
             for (file, revision) in artifact.files.iter().zip(artifact.revisions) {

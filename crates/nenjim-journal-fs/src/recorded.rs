@@ -15,7 +15,7 @@ use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_parser::{Interner, ParsedText, SharedInterner};
+use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::layout::{self, RevisionFile};
 use crate::ledger::{Ledger, LedgerReader, RevisionPointer};
@@ -179,13 +179,12 @@ fn ingest_all(
     let root = source.root;
     let sequences: Vec<u64> = revisions.iter().map(|r| r.sequence).collect();
     let groups = by_artifact(revisions);
-    let shared = SharedInterner::default();
     let mut expected = sequences.into_iter().peekable();
     let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
         groups,
-        || Interner::backed_by(&shared),
+        Interner::default,
         |interner, files| parse_group(source, files, interner),
         |(revisions, error): Parsed| {
             pending.extend(revisions);
@@ -403,13 +402,12 @@ pub(crate) fn diagnose(
         .map(|r| (r.sequence, r.pointer.coordinate()))
         .collect();
     let groups = by_artifact(revisions);
-    let shared = SharedInterner::default();
     let mut parsed: HashMap<u64, JournalRevision> = HashMap::new();
     // The parse errors, by sequence (each the first of its artifact).
     let mut failed: HashMap<u64, JournalError> = HashMap::new();
     let consumed: Result<(), std::convert::Infallible> = pipeline::in_order(
         groups,
-        || Interner::backed_by(&shared),
+        Interner::default,
         |interner, files| parse_group(source, files, interner),
         |(revisions, error): Parsed| {
             parsed.extend(revisions);

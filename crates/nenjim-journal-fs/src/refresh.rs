@@ -8,7 +8,7 @@ use nenjim_journal_api::model::build;
 use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 use nenjim_journal_chain::{ChainState, Outcome};
-use nenjim_journal_parser::{Interner, SharedInterner};
+use nenjim_journal_parser::Interner;
 
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
@@ -45,12 +45,11 @@ pub(crate) fn refresh(
 ) -> Result<RefreshReport, JournalError> {
     // The same list of files as a load, listed by the workers too.
     let artifacts = layout::artifacts(fs, root)?;
-    let shared = SharedInterner::default();
     let mut current = state.clone();
     let (mut ingested, mut unchanged) = (0, 0);
     pipeline::in_order(
         artifacts.dirs,
-        || Interner::backed_by(&shared),
+        Interner::default,
         |interner, artifact| reread_artifact(fs, &artifact, options, state, interner),
         |artifact| {
             for (file, reread) in artifact.files.iter().zip(artifact.rereads) {

@@ -1,9 +1,10 @@
 //! The parser's interner: validated values by their exact token, shared
-//! between the revisions parsed with one [`Interner`] and, through a
-//! [`SharedInterner`], between the interners of one load.
+//! between the revisions parsed with one [`Interner`]: a token met again
+//! is one table look-up, no process-wide store asked (the api's store of
+//! values, where equal values are one stored value across every
+//! interner).
 
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::{
@@ -251,26 +252,18 @@ impl<V: Keyed> TokenMap<V> {
     }
 }
 
-// The maps and sets whose keys are values (not token bytes, which go
-// through `hash_bytes` and a `TokenMap`): rustc-hash's Fx, as the chain's
-// artifact index uses; HashDoS resistance does not matter for tables
-// bounded by the distinct values of one load.
-type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
-type FxSet<V> = rustc_hash::FxHashSet<V>;
-
 /// Values already validated, by their exact token, shared between the
 /// revisions parsed with it ([`parse_with`](crate::parse_with)): the same
 /// dependency targets and the same few licenses recur on every release and
-/// in every file of a root, so each distinct token is validated and
-/// allocated once, and equal values share one allocation (a loader keeps
-/// one interner per worker for a whole load). [`parse`](crate::parse) uses
+/// in every file of a root, so each distinct token is looked up once (a
+/// loader keeps one interner per worker for a whole load; equal values
+/// are one stored value in the process whatever the interner). [`parse`](crate::parse) uses
 /// a fresh one per text. Only successes are kept: a token that fails is
 /// parsed again (and fails the same way) wherever it appears, so results
 /// and errors never depend on what was parsed before.
 #[derive(Debug, Default)]
 pub struct Interner {
     tables: Tables,
-    shared: Option<SharedInterner>,
 }
 
 /// The interned values, by token.
@@ -279,87 +272,10 @@ struct Tables {
     coordinates: TokenMap<ArtifactCoordinate>,
     licenses: TokenMap<LicenseExpression>,
     requirements: TokenMap<VersionRequirement>,
-    /// Decoded descriptions (as keys only): "optional feature" and the like
-    /// recur on many dependency lines.
-    descriptions: FxMap<Description, ()>,
     /// Descriptions by their quoted text as written (quotes and escapes
     /// included): a repeated quoted string is neither decoded nor allocated
     /// again.
     quoted: TokenMap<Description>,
-}
-
-/// Interned values shared by several [`Interner`]s, e.g. one per worker
-/// thread of a load ([`Interner::backed_by`]): a value that an interner
-/// validates for the first time is replaced by an equal value already
-/// stored here, so equal values share one allocation across all of them.
-/// Consulted only on an interner's own misses (a lock per distinct token
-/// per interner), after the token was validated: results and errors are
-/// those of [`parse`](crate::parse). Cloning shares the same store.
-///
-/// The store holds the values alone, found by their own hash and equality
-/// (a pointer each), not by token: equal values are interchangeable (they
-/// display and compare alike), and a store by token kept a copy of every
-/// distinct token and a table entry for it beside each worker's own (a
-/// third of the interners' memory at the end of a load, which is the peak
-/// of a start).
-#[derive(Debug, Default, Clone)]
-pub struct SharedInterner(Arc<Mutex<SharedTables>>);
-
-/// The values of a [`SharedInterner`].
-#[derive(Debug, Default)]
-struct SharedTables {
-    coordinates: FxSet<ArtifactCoordinate>,
-    licenses: FxSet<LicenseExpression>,
-    requirements: FxSet<VersionRequirement>,
-    descriptions: FxSet<Description>,
-}
-
-/// The stored value equal to `value` in `set`, storing `value` if there is none.
-fn stored_or_inserted<V: Eq + std::hash::Hash + Clone>(set: &mut FxSet<V>, value: V) -> V {
-    match set.get(&value) {
-        Some(stored) => stored.clone(),
-        None => {
-            set.insert(value.clone());
-            value
-        }
-    }
-}
-
-/// A value type a [`SharedInterner`] stores, and where.
-trait Shared: Eq + std::hash::Hash + Clone {
-    fn set(tables: &mut SharedTables) -> &mut FxSet<Self>;
-}
-
-impl Shared for ArtifactCoordinate {
-    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
-        &mut tables.coordinates
-    }
-}
-
-impl Shared for LicenseExpression {
-    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
-        &mut tables.licenses
-    }
-}
-
-impl Shared for VersionRequirement {
-    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
-        &mut tables.requirements
-    }
-}
-
-impl Shared for Description {
-    fn set(tables: &mut SharedTables) -> &mut FxSet<Self> {
-        &mut tables.descriptions
-    }
-}
-
-impl SharedInterner {
-    /// The stored value equal to `value`, storing `value` if there is none.
-    fn canonical<V: Shared>(&self, value: V) -> V {
-        let mut tables = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        stored_or_inserted(V::set(&mut tables), value)
-    }
 }
 
 impl Interner {
@@ -379,18 +295,8 @@ impl Interner {
                 coordinates: TokenMap::with_capacity(coordinates),
                 licenses: TokenMap::default(),
                 requirements: TokenMap::with_capacity(requirements),
-                descriptions: FxMap::default(),
                 quoted: TokenMap::default(),
             },
-            shared: None,
-        }
-    }
-
-    /// An empty interner whose new values are shared through `shared`.
-    pub fn backed_by(shared: &SharedInterner) -> Interner {
-        Interner {
-            tables: Tables::default(),
-            shared: Some(shared.clone()),
         }
     }
 
@@ -424,20 +330,17 @@ impl Interner {
         expected: &str,
     ) -> Result<(V, Token<'a>), JournalError>
     where
-        V: FromStr<Err = JournalError> + Shared + Keyed,
+        V: FromStr<Err = JournalError> + Clone + Keyed,
     {
         let token = cursor.token(expected)?;
         let hash = hash_bytes(token.text.as_bytes());
         if let Some(value) = table(&mut self.tables).get(hash, token.text) {
             return Ok((value.clone(), token));
         }
-        let mut value = token
+        let value = token
             .text
             .parse::<V>()
             .map_err(|e| cursor.line().relocate(e, token.start))?;
-        if let Some(shared) = &self.shared {
-            value = shared.canonical(value);
-        }
         table(&mut self.tables).insert(hash, token.text, value.clone());
         Ok((value, token))
     }
@@ -460,16 +363,13 @@ impl Interner {
     #[inline]
     fn value_of<V>(&mut self, table: fn(&mut Tables) -> &mut TokenMap<V>, token: &str) -> Option<V>
     where
-        V: FromStr<Err = JournalError> + Shared + Keyed,
+        V: FromStr<Err = JournalError> + Clone + Keyed,
     {
         let hash = hash_bytes(token.as_bytes());
         if let Some(value) = table(&mut self.tables).get(hash, token) {
             return Some(value.clone());
         }
-        let mut value = token.parse::<V>().ok()?;
-        if let Some(shared) = &self.shared {
-            value = shared.canonical(value);
-        }
+        let value = token.parse::<V>().ok()?;
         table(&mut self.tables).insert(hash, token, value.clone());
         Some(value)
     }
@@ -518,16 +418,9 @@ impl Interner {
         Ok((description, start))
     }
 
-    /// One stored copy of each equal description.
+    /// The description (equal descriptions are already one stored value:
+    /// the api's store, `valuetypes/interned.rs`).
     pub(crate) fn description(&mut self, description: Description) -> Description {
-        if let Some((stored, ())) = self.tables.descriptions.get_key_value(&description) {
-            return stored.clone();
-        }
-        let description = match &self.shared {
-            Some(shared) => shared.canonical(description),
-            None => description,
-        };
-        self.tables.descriptions.insert(description.clone(), ());
         description
     }
 
@@ -537,10 +430,7 @@ impl Interner {
         if let Some(value) = self.tables.licenses.get(hash, text) {
             return Ok(value.clone());
         }
-        let mut value = text.parse::<LicenseExpression>()?;
-        if let Some(shared) = &self.shared {
-            value = shared.canonical(value);
-        }
+        let value = text.parse::<LicenseExpression>()?;
         self.tables.licenses.insert(hash, text, value.clone());
         Ok(value)
     }

@@ -106,7 +106,7 @@ mod tokens;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::JournalRevision;
 
-pub use interner::{Interner, SharedInterner};
+pub use interner::Interner;
 
 /// The value of the `FORMAT` line this crate reads and writes.
 pub const FORMAT: &str = header::FORMAT_VALUE;
