@@ -1,10 +1,10 @@
-//! `p1_profile [N] [RELEASES] [model] [crlf]`: parses the P1 revision N
+//! `p1_profile [N] [RELEASES] [model] [crlf] [dump]`: parses the P1 revision N
 //! times (default 20; RELEASES default 3000; with `crlf`, its lines ended
 //! by CRLF), or with `model` builds it N times from its values
 //! (`floor::rebuild`, no text read), for a profiler (`valgrind --tool=callgrind`,
 //! `perf record`): instruction counts of the parser alone, without
 //! criterion's machinery. Prints the releases parsed, so nothing is
-//! optimized away.
+//! optimized away. With `dump`, prints the text instead.
 
 use std::process::ExitCode;
 
@@ -20,6 +20,10 @@ fn main() -> ExitCode {
     let (mut text, _) = corpus::large_revision(releases, setup::SEED);
     if std::env::args().any(|a| a == "crlf") {
         text = text.replace('\n', "\r\n");
+    }
+    if std::env::args().any(|a| a == "dump") {
+        print!("{text}");
+        return ExitCode::SUCCESS;
     }
     let mut total = 0usize;
     if std::env::args().any(|a| a == "model") {
