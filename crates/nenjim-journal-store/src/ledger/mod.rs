@@ -175,8 +175,15 @@ pub fn revision_path(
     coordinate: &ArtifactCoordinate,
     version: JournalVersion,
 ) -> PathBuf {
-    root.join(coordinate.as_str())
-        .join(format!("{version}{REVISION_SUFFIX}"))
+    // One allocation of the final size (a start from a ledger builds one
+    // path per revision).
+    let name = format!("{version}{REVISION_SUFFIX}");
+    let mut path =
+        PathBuf::with_capacity(root.as_os_str().len() + coordinate.as_str().len() + name.len() + 2);
+    path.push(root);
+    path.push(coordinate.as_str());
+    path.push(name);
+    path
 }
 
 /// The read side of a ledger: what the loader uses.
