@@ -351,17 +351,24 @@ fn read(
                 }
             }
             None => {
-                if let Some(revision) = header.line(indent.0, keyword, cursor, interner)? {
+                if let Some(mut revision) = header.line(indent.0, keyword, cursor, interner)? {
                     let reuse = previous
                         .filter(|p| p.revision.coordinate() == revision.coordinate())
                         .map(|previous| Reuse { previous, next: 0 });
+                    // A successor restates its predecessor's releases and
+                    // usually adds a few; without one, a release takes a
+                    // few hundred bytes. Both lists are then allocated once.
+                    let releases = reuse.as_ref().map_or(text.len() / 512, |r| {
+                        r.previous.revision.releases().len() + 4
+                    });
+                    revision.reserve_releases(releases);
                     body = Some(Body {
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
                         open_start: (0, 0),
                         reuse,
-                        blocks: Vec::new(),
+                        blocks: Vec::with_capacity(releases),
                     });
                 }
             }

@@ -116,15 +116,6 @@ impl ArtifactRelease {
     pub(crate) fn shares_values_with(&self, other: &ArtifactRelease) -> bool {
         Arc::ptr_eq(&self.body, &other.body)
     }
-
-    /// This release's values with `policy` (`None`: the empty context).
-    pub(crate) fn with_policy(&self, policy: Option<Arc<ReleasePolicy>>) -> ArtifactRelease {
-        debug_assert!(policy.as_deref() != Some(&NO_POLICY));
-        ArtifactRelease {
-            body: Arc::clone(&self.body),
-            policy,
-        }
-    }
 }
 
 /// Compares two lists whose items are unique by artifact as sets.

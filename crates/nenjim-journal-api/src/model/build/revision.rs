@@ -28,9 +28,11 @@ pub struct RevisionBuilder {
     information: Option<InformationUri>,
     releases: Vec<ArtifactRelease>,
     policy: Vec<PolicyStatement>,
-    /// Per release: the reason of the YANK that matches it.
+    /// Per release: the reason of the YANK that matches it (sized at the
+    /// first policy statement, which comes after the last release; empty
+    /// in a revision without policy).
     yanked: Vec<Option<Description>>,
-    /// Per release: the reason of the DEPRECATE that matches it.
+    /// Per release: the reason of the DEPRECATE that matches it (likewise).
     deprecated: Vec<Option<Description>>,
     recommended: Option<usize>,
 }
@@ -55,6 +57,14 @@ impl RevisionBuilder {
             deprecated: Vec::new(),
             recommended: None,
         }
+    }
+
+    /// Makes room for `releases` releases (a hint, neither a limit nor a
+    /// promise: a parser reading a successor knows about how many its
+    /// predecessor had), so that the list is allocated once.
+    pub fn reserve_releases(&mut self, releases: usize) -> &mut RevisionBuilder {
+        self.releases.reserve_exact(releases);
+        self
     }
 
     /// Sets the `INFORMATION` URI.
@@ -118,13 +128,16 @@ impl RevisionBuilder {
             )));
         }
         self.releases.push(release);
-        self.yanked.push(None);
-        self.deprecated.push(None);
         Ok(())
     }
 
     /// Adds the next policy statement.
     pub fn push_policy(&mut self, statement: PolicyStatement) -> Result<(), JournalError> {
+        // No release comes after a statement: the marks are sized once.
+        if self.yanked.len() != self.releases.len() {
+            self.yanked.resize(self.releases.len(), None);
+            self.deprecated.resize(self.releases.len(), None);
+        }
         match &statement {
             PolicyStatement::Yank {
                 requirement,
@@ -223,14 +236,15 @@ impl RevisionBuilder {
         // Releases matched by one statement are contiguous, so consecutive
         // equal contexts share one allocation; the empty one needs none.
         let mut previous: Option<Arc<ReleasePolicy>> = None;
+        let (yanked, deprecated) = (&self.yanked, &self.deprecated);
         let releases: Box<[ArtifactRelease]> = self
             .releases
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, r)| {
                 let policy = ReleasePolicy {
-                    yanked: self.yanked[i].clone(),
-                    deprecated: self.deprecated[i].clone(),
+                    yanked: yanked.get(i).cloned().flatten(),
+                    deprecated: deprecated.get(i).cloned().flatten(),
                     recommended: self.recommended == Some(i),
                 };
                 let shared = if policy == NO_POLICY {
@@ -242,7 +256,10 @@ impl RevisionBuilder {
                     previous = Some(Arc::clone(&p));
                     Some(p)
                 };
-                r.with_policy(shared)
+                ArtifactRelease {
+                    body: r.body,
+                    policy: shared,
+                }
             })
             .collect();
         JournalRevision(Arc::new(RevisionInner {
