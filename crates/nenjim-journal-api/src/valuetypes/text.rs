@@ -6,11 +6,6 @@ use std::sync::LazyLock;
 
 use super::interned::{Lookup, Store};
 
-/// The longest text stored inside the stored value itself: with the
-/// length byte and the variant's tag the representation is 40 bytes (a
-/// 48-byte malloc chunk). Longer texts take a second allocation.
-const INLINE: usize = 38;
-
 /// An immutable string, stored once in the process ([`interned`](super::interned)),
 /// behind one thin pointer (8 bytes, where a `&str` is 16).
 ///
@@ -18,10 +13,13 @@ const INLINE: usize = 38;
 /// [`Description`](super::Description), [`LicenseExpression`](super::LicenseExpression),
 /// [`InformationUri`](super::InformationUri)) are held by the thousand in
 /// dependency lists and release bodies, so 8 bytes saved in each place that
-/// refers to one count more than the size of the text itself. A short text
-/// (most coordinates, licenses, reasons and descriptions) is stored inline
-/// (one allocation); a longer one in a second allocation behind it.
-/// Copying one touches no count; equal texts are one stored text.
+/// refers to one count more than the size of the text itself. The stored
+/// value is the text's `Box<str>`, so that [`as_str`](Text::as_str) reads
+/// it without checking its UTF-8 again (a short text stored inline had to
+/// be checked on every read: a consumer reading every value of the event
+/// feed spent a quarter of its time there). Each distinct text is stored
+/// once, so the second allocation is paid once per distinct text. Copying
+/// one touches no count; equal texts are one stored text.
 ///
 /// Comparison, ordering and hashing are those of the text: equality is the
 /// text's (one pointer comparison, since equal texts are stored once),
@@ -50,14 +48,8 @@ impl Lookup<[u8]> for Repr {
     }
 }
 
-pub(crate) enum Repr {
-    /// The first `len` bytes of `bytes`, a copy of a `str`.
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE],
-    },
-    Heap(Box<str>),
-}
+/// A stored text.
+pub(crate) struct Repr(Box<str>);
 
 impl Text {
     /// The stored copy of `text` (stored now if it is the first).
@@ -74,16 +66,7 @@ impl Text {
     /// first). Texts are compared by their stored copy, so a value type
     /// stores all of its texts in one store.
     pub(crate) fn stored_in(store: &Texts, text: &str) -> Text {
-        Text(
-            store.get_or_insert(text.as_bytes(), || match u8::try_from(text.len()) {
-                Ok(len) if text.len() <= INLINE => {
-                    let mut bytes = [0u8; INLINE];
-                    bytes[..text.len()].copy_from_slice(text.as_bytes());
-                    Repr::Inline { len, bytes }
-                }
-                _ => Repr::Heap(Box::from(text)),
-            }),
-        )
+        Text(store.get_or_insert(text.as_bytes(), || Repr(Box::from(text))))
     }
 
     /// The text's bytes (valid UTF-8).
@@ -92,13 +75,8 @@ impl Text {
     }
 
     /// The text.
-    #[allow(clippy::expect_used)] // an invariant of `Text`, not of any input
     pub(crate) fn as_str(&self) -> &'static str {
-        match self.0 {
-            Repr::Inline { .. } => std::str::from_utf8(self.as_bytes())
-                .expect("invariant: an inline text is a copy of a whole `str` (see `new`)"),
-            Repr::Heap(text) => text,
-        }
+        &self.0.0
     }
 
     /// Whether both are one stored text (which, texts being stored once,
@@ -110,11 +88,7 @@ impl Text {
 
 impl Repr {
     fn as_bytes(&self) -> &[u8] {
-        match self {
-            // `len <= INLINE` (see `Text::new`).
-            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            Repr::Heap(text) => text.as_bytes(),
-        }
+        self.0.as_bytes()
     }
 }
 
@@ -215,8 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn a_short_text_fits_one_small_allocation() {
+    fn a_text_is_one_thin_pointer() {
         assert_eq!(std::mem::size_of::<Text>(), 8);
-        assert!(std::mem::size_of::<Repr>() <= 40);
     }
 }
