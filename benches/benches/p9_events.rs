@@ -13,6 +13,9 @@
 //! is the least such a model's feed would pay: every release of the root
 //! built again from its values through the api's builders (each
 //! artifact's latest revision, which restates them all), no text read.
+//! `read_all` (report only) is the reading alone in this model: every
+//! value of those same releases read once, no event built; `events` plus
+//! `read_all` is the least the target row can take here.
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
@@ -154,6 +157,11 @@ fn p9(c: &mut Criterion) {
                 .map(|r| floor::rebuild(r).map_or(0, |r| r.releases().len()))
                 .sum::<usize>()
         })
+    });
+    // Every value of every release read once, no event built: what the
+    // target row's reading costs in this model, beside the feed itself.
+    group.bench_function("read_all", |b| {
+        b.iter(|| latest.iter().map(read::revision).sum::<usize>())
     });
     group.finish();
     let mut group = c.benchmark_group("p9_events");
