@@ -76,7 +76,7 @@ use nenjim_journal_store::ledger::{
     RevisionPointer,
 };
 
-use crate::ledger::{CommitError, NatsLedger};
+use crate::ledger::{Check, CommitError, NatsLedger};
 use crate::{JetStreamRoot, NatsLease};
 
 mod store;
@@ -365,7 +365,11 @@ impl LedgerReader for NatsBackend {
 }
 
 /// Commits through [`NatsLedger::commit_at`], each revision with its bytes
-/// in one publish.
+/// in one publish. A seam [`Commit`]'s bytes are those its pointer was
+/// computed from (the writer's pointer is the digest its parse computed of
+/// them), so their size is checked and their SHA-256 not computed a second
+/// time; [`NatsLedger::commit_at`] itself, which takes bytes from anyone,
+/// checks both.
 impl Ledger for NatsBackend {
     fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
         if let Some(first) = entries.first() {
@@ -388,8 +392,11 @@ impl Ledger for NatsBackend {
                 &self.root, pointer,
             )));
         }
+        // A seam commit's bytes are the ones its pointer was computed from
+        // (`Commit`: the writer's pointer is its parse's digest of them):
+        // their size is checked, their SHA-256 is not computed again.
         self.ledger
-            .commit_at(tip, record, bytes)
+            .commit_checked(tip, record, bytes, Check::Size)
             .map_err(seam_error)
     }
 
@@ -410,7 +417,8 @@ impl Ledger for NatsBackend {
             }
             batch.push((record, bytes));
         }
-        let (entries, stopped) = self.ledger.commit_batch_at(tip, batch);
+        // Sized, not hashed again (see `commit`).
+        let (entries, stopped) = self.ledger.commit_batch_checked(tip, batch, Check::Size);
         BatchCommit {
             entries,
             stopped: stopped.map(seam_error).or(missing),

@@ -10,7 +10,9 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 use tokio::io::AsyncReadExt as _;
 
-use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key};
+use super::{
+    BLOB_HEADER, Check, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key,
+};
 use crate::follow::Follower;
 
 impl NatsLedger {
@@ -209,7 +211,13 @@ impl NatsLedger {
                     )));
                 }
                 let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
-                check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
+                check(
+                    pointer,
+                    &bytes,
+                    Check::Digest,
+                    &mismatch,
+                    &format!("in the blob {key}"),
+                )?;
                 Some(bytes)
             }
             (_, MessageBody::Blob(_)) => {
@@ -318,7 +326,7 @@ pub fn parse_message<'a>(
             )));
         }
         (Record::Revision(pointer), None) => {
-            check(pointer, payload, &mismatch, "in its message")?;
+            check(pointer, payload, Check::Digest, &mismatch, "in its message")?;
             MessageBody::Inline
         }
         (Record::Revision(pointer), Some(key)) => {

@@ -361,6 +361,59 @@ fn a_message_whose_bytes_differ_from_its_record_is_a_ledger_mismatch() {
     assert!(e.message().contains("Nenjim-Record"), "{e}");
 }
 
+/// The bytes `text` with its first `from` replaced by `to` (same size).
+fn altered(text: &str, from: &str, to: &str) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    assert!(text.contains(from), "{text}");
+    text.replacen(from, to, 1).into_bytes()
+}
+
+/// The public commit takes bytes from anyone: it checks their size and
+/// SHA-256 against the record, and commits nothing of a batch holding bytes
+/// that differ (the writer's seam commit, whose pointer is its parse's
+/// digest of the bytes, checks their size alone).
+#[test]
+fn a_commit_or_a_batch_checks_the_given_bytes_size_and_sha256() {
+    let server = NatsServer::start();
+    let root = root(&server, "given");
+    let ledger = created(&root);
+    let text = genesis("left-pad", &ts(1), &["1.0.0"]);
+    let flipped = altered(&text, "test artifact", "test artifacT");
+    let record = || record("left-pad", &ts(1), text.as_bytes());
+    match ledger.commit_at(0, record(), Some(&flipped)) {
+        Err(CommitError::Failed(e)) => {
+            assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+            assert!(e.message().contains("SHA-256"), "{e}");
+        }
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    match ledger.commit_at(0, record(), Some(&text.as_bytes()[1..])) {
+        Err(CommitError::Failed(e)) => assert!(e.message().contains("bytes"), "{e}"),
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    let next = successor(&text, "left-pad", &ts(2), &["1.0.0", "1.1.0"]);
+    let next_flipped = altered(&next, "test artifact", "test artifacT");
+    let (committed, stopped) = ledger.commit_batch_at(
+        0,
+        vec![
+            (record(), Some(text.as_bytes())),
+            (
+                crate::jetstream::record("left-pad", &ts(2), next.as_bytes()),
+                Some(&next_flipped),
+            ),
+        ],
+    );
+    assert!(committed.is_empty(), "{committed:?}");
+    match stopped {
+        Some(CommitError::Failed(e)) => assert!(e.message().contains("SHA-256"), "{e}"),
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    assert_eq!(ledger.tip().unwrap(), 0, "nothing was committed");
+    // The bytes of the record commit.
+    commit(&ledger, 0, &ts(1), &text);
+    assert_eq!(ledger.tip().unwrap(), 1);
+}
+
 /// A reader's consumers go with it: the ledger read by one handle (a
 /// command's start) leaves no consumer on the server once the handle is
 /// dropped, rather than one lingering for the client's 30 s.
