@@ -27,11 +27,14 @@
 //!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). Nothing is
 //!   staged: what is not committed was never sent.
 //! - **reading**: [`LedgerReader::read_after_with_bytes`] hands the loader
-//!   each entry with its revision's bytes (checked against the record's
-//!   size and SHA-256), and [`LedgerReader::read_revision`] reads one
-//!   again by its entry's sequence ([`NatsLedger::read_entry`]: the loader
-//!   reads a revision again when it did not parse, or when a large load
-//!   dropped the bytes carried). The backend keeps nothing of its reads.
+//!   each entry with its revision's bytes (their size checked against the
+//!   record; their SHA-256 is the loader's, which compares the digest its
+//!   parse computes with the record's), and [`LedgerReader::read_revision`]
+//!   reads one again by its entry's sequence ([`NatsLedger::read_entry`]:
+//!   the loader reads a revision again when it did not parse, or when a
+//!   large load dropped the bytes carried; size and SHA-256 checked, the
+//!   SHA-256 left to the caller when it reads `again`, to hash it itself).
+//!   The backend keeps nothing of its reads.
 //!
 //! # The rest of the root
 //!

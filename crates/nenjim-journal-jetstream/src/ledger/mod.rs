@@ -114,7 +114,9 @@ pub struct Replication {
 }
 
 /// One ledger entry as read from the stream, with the revision's bytes
-/// (checked against the record's size and SHA-256).
+/// (checked against the record's size and SHA-256; the seam's
+/// `read_after_with_bytes` checks the size and leaves the SHA-256 to the
+/// loader).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LedgerMessage {
     entry: Entry,
