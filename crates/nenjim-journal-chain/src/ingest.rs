@@ -62,6 +62,19 @@ impl ChainState {
                 ));
             }
             (None, None) => None,
+            // The common append: the predecessor is the artifact's head.
+            // Rules 3 to 5 pass without the digest index (the head is the
+            // one stored revision with its digest, and of this artifact).
+            (Some(predecessor), Some(chain)) if chain.last().digest() == predecessor => {
+                let head = chain.last();
+                // 6. Journal versions strictly increase along a chain.
+                if version <= head.journal_version() {
+                    return Err(non_increasing(artifact, version, digest, head));
+                }
+                // 7. Every release of the head kept with the same values.
+                rewrite::check(head, &revision)?;
+                Some(head.clone())
+            }
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
                 let Some(located) = self.digests.get(predecessor, |i| self.log.get(i)) else {
@@ -106,14 +119,7 @@ impl ChainState {
                 }
                 // 6. Journal versions strictly increase along a chain.
                 if version <= head.journal_version() {
-                    return Err(error::error(
-                        ErrorKind::NonIncreasingVersion,
-                        format!(
-                            "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
-                            head.journal_version(),
-                            head.digest()
-                        ),
-                    ));
+                    return Err(non_increasing(artifact, version, digest, head));
                 }
                 // 7. Every release of the head kept with the same values.
                 rewrite::check(head, &revision)?;
@@ -185,6 +191,24 @@ impl ChainState {
             .get(located.index)
             .expect("invariant: every digest index entry names a stored log index")
     }
+}
+
+/// Rule 6 of section 6: `version` of `artifact` (digest `digest`) is not
+/// after its predecessor, the artifact's `head`.
+fn non_increasing(
+    artifact: &ArtifactCoordinate,
+    version: JournalVersion,
+    digest: &RevisionDigest,
+    head: &JournalRevision,
+) -> JournalError {
+    error::error(
+        ErrorKind::NonIncreasingVersion,
+        format!(
+            "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
+            head.journal_version(),
+            head.digest()
+        ),
+    )
 }
 
 /// ` (currently <version> <digest>)` for a known chain, or a note that the

@@ -80,7 +80,10 @@
 //! A reader checks every revision's bytes, inline or from the blob bucket,
 //! against the record's size and SHA-256 before handing them out
 //! (`LedgerMismatch` on a difference, a missing object, a message whose
-//! record is not of its own sequence).
+//! record is not of its own sequence); through the seam, to the loader,
+//! it checks their size and leaves their SHA-256 to the loader, which
+//! compares the digest its parse computes with the record's (the same
+//! `LedgerMismatch`): a start hashes each revision once.
 //!
 //! A batch ([`NatsLedger::commit_batch_at`], the writer's `append_batch`)
 //! is one atomic batch publish per at most [`ledger::ATOMIC_BATCH_MAX`]

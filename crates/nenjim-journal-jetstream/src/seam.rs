@@ -21,8 +21,9 @@ use nenjim_journal_store::ledger::{
 use crate::{Follower, NatsLease, NatsLedger};
 
 /// A root has a ledger when its stream exists; entries are read in
-/// batches through one ordered consumer, each revision checked against
-/// its record and handed on with its entry (`read_after_with_bytes`), or
+/// batches through one ordered consumer, each revision handed on with its
+/// entry (`read_after_with_bytes`: its size checked against the record,
+/// its SHA-256 by the caller, the loader comparing its parse's digest), or
 /// read again by its entry's sequence (`read_revision`, which never looks
 /// at the file system it is given: a NATS root has no revision files).
 impl LedgerReader for NatsLedger {
@@ -41,12 +42,16 @@ impl LedgerReader for NatsLedger {
         NatsLedger::entry_path(self, sequence)
     }
 
+    /// Each revision's size checked against its record, its SHA-256 left
+    /// to the caller (the loader compares its parse's digest with the
+    /// record's): a start hashes each revision once.
     fn read_after_with_bytes(
         &self,
         after: u64,
         max: usize,
     ) -> Result<Vec<EntryBytes>, JournalError> {
-        Ok(NatsLedger::read_after(self, after, max)?
+        Ok(self
+            .read_after_checked(after, max, crate::ledger::Check::Size)?
             .into_iter()
             .map(|message| {
                 let (entry, bytes) = message.into_parts();
@@ -63,9 +68,19 @@ impl LedgerReader for NatsLedger {
         pointer: &RevisionPointer,
         again: bool,
     ) -> io::Result<Option<Vec<u8>>> {
-        let _ = (fs, root, pointer, again);
+        let _ = (fs, root, pointer);
+        // `again` is a caller that hashes what it reads (the loader telling
+        // a changed revision from one that never parsed, `verify`'s check
+        // of every revision, as they read a directory's files): the size
+        // is checked here, the SHA-256 there, so that a changed revision is
+        // the caller's `LedgerMismatch` naming the digest found.
+        let what = if again {
+            crate::ledger::Check::Size
+        } else {
+            crate::ledger::Check::Digest
+        };
         let (_, bytes) = self
-            .read_entry(sequence)
+            .read_entry_checked(sequence, what)
             .map_err(crate::backend::io_of)?
             .into_parts();
         Ok(bytes.map(Vec::from))

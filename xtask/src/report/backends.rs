@@ -118,6 +118,14 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
     rows.push(ratio_row(
         t,
         "P14 NATS append",
+        "the floor's publish to a ledger stream (another root's, as NatsLedger::create makes it) vs the plain stream: the ledger's stream configuration",
+        "p14_nats_append/publish_to_ledger_stream",
+        "p14_nats_append/floor",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P14 NATS append",
         "the commit's publish alone (record header, message id, expected last sequence, to a stream with the ledger's duplicate window) vs the plain publish: the server's part of the difference",
         "p14_nats_append/publish_as_ledger",
         "p14_nats_append/floor",

@@ -27,11 +27,14 @@
 //!   atomic batch publishes ([`NatsLedger::commit_batch_at`]). Nothing is
 //!   staged: what is not committed was never sent.
 //! - **reading**: [`LedgerReader::read_after_with_bytes`] hands the loader
-//!   each entry with its revision's bytes (checked against the record's
-//!   size and SHA-256), and [`LedgerReader::read_revision`] reads one
-//!   again by its entry's sequence ([`NatsLedger::read_entry`]: the loader
-//!   reads a revision again when it did not parse, or when a large load
-//!   dropped the bytes carried). The backend keeps nothing of its reads.
+//!   each entry with its revision's bytes (their size checked against the
+//!   record; their SHA-256 is the loader's, which compares the digest its
+//!   parse computes with the record's), and [`LedgerReader::read_revision`]
+//!   reads one again by its entry's sequence ([`NatsLedger::read_entry`]:
+//!   the loader reads a revision again when it did not parse, or when a
+//!   large load dropped the bytes carried; size and SHA-256 checked, the
+//!   SHA-256 left to the caller when it reads `again`, to hash it itself).
+//!   The backend keeps nothing of its reads.
 //!
 //! # The rest of the root
 //!
@@ -76,7 +79,7 @@ use nenjim_journal_store::ledger::{
     RevisionPointer,
 };
 
-use crate::ledger::{CommitError, NatsLedger};
+use crate::ledger::{Check, CommitError, NatsLedger};
 use crate::{JetStreamRoot, NatsLease};
 
 mod store;
@@ -365,7 +368,11 @@ impl LedgerReader for NatsBackend {
 }
 
 /// Commits through [`NatsLedger::commit_at`], each revision with its bytes
-/// in one publish.
+/// in one publish. A seam [`Commit`]'s bytes are those its pointer was
+/// computed from (the writer's pointer is the digest its parse computed of
+/// them), so their size is checked and their SHA-256 not computed a second
+/// time; [`NatsLedger::commit_at`] itself, which takes bytes from anyone,
+/// checks both.
 impl Ledger for NatsBackend {
     fn create(&self, entries: &[Entry]) -> Result<(), JournalError> {
         if let Some(first) = entries.first() {
@@ -388,8 +395,11 @@ impl Ledger for NatsBackend {
                 &self.root, pointer,
             )));
         }
+        // A seam commit's bytes are the ones its pointer was computed from
+        // (`Commit`: the writer's pointer is its parse's digest of them):
+        // their size is checked, their SHA-256 is not computed again.
         self.ledger
-            .commit_at(tip, record, bytes)
+            .commit_checked(tip, record, bytes, Check::Size)
             .map_err(seam_error)
     }
 
@@ -410,7 +420,8 @@ impl Ledger for NatsBackend {
             }
             batch.push((record, bytes));
         }
-        let (entries, stopped) = self.ledger.commit_batch_at(tip, batch);
+        // Sized, not hashed again (see `commit`).
+        let (entries, stopped) = self.ledger.commit_batch_checked(tip, batch, Check::Size);
         BatchCommit {
             entries,
             stopped: stopped.map(seam_error).or(missing),

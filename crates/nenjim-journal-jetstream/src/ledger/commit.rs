@@ -12,7 +12,8 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 
 use super::{
-    BLOB_HEADER, NatsLedger, PUBLISH_ATTEMPTS, RECORD_HEADER, check, revision_key, sha256_hex,
+    BLOB_HEADER, Check, NatsLedger, PUBLISH_ATTEMPTS, RECORD_HEADER, check, revision_key,
+    sha256_hex,
 };
 
 /// Why [`NatsLedger::commit_at`] did not commit.
@@ -100,6 +101,19 @@ impl NatsLedger {
         record: Record,
         revision: Option<&[u8]>,
     ) -> Result<Entry, CommitError> {
+        self.commit_checked(tip, record, revision, Check::Digest)
+    }
+
+    /// [`commit_at`](Self::commit_at), the revision's bytes checked against
+    /// the record as `what` says: [`Check::Size`] for the seam's commit,
+    /// whose pointer the writer computed from these bytes.
+    pub(crate) fn commit_checked(
+        &self,
+        tip: u64,
+        record: Record,
+        revision: Option<&[u8]>,
+        what: Check,
+    ) -> Result<Entry, CommitError> {
         let entry = Entry::new(tip + 1, record);
         let Outgoing {
             line,
@@ -107,7 +121,9 @@ impl NatsLedger {
             headers,
             payload,
             id,
-        } = self.outgoing(&entry, revision)?;
+        } = self.outgoing(&entry, revision, what)?;
+        // The shared handle (an `Arc`), looked up once per ledger handle:
+        // a root whose stream is gone is `RootMissing` before any publish.
         let stream = self.stream().map_err(CommitError::Failed)?;
         let conn = &self.inner.conn;
         let mut last = None;
@@ -119,7 +135,7 @@ impl NatsLedger {
                 .expected_last_sequence(tip);
             let acked = conn.block_on(async {
                 conn.js
-                    .send_publish(self.inner.names.subject.clone(), publish)
+                    .send_publish(self.inner.subject.clone(), publish)
                     .await?
                     .await
             });
@@ -206,7 +222,12 @@ impl NatsLedger {
 
     /// The message of `entry` (its revision's bytes given for a revision),
     /// the blob put first above the inline limit.
-    fn outgoing(&self, entry: &Entry, revision: Option<&[u8]>) -> Result<Outgoing, CommitError> {
+    fn outgoing(
+        &self,
+        entry: &Entry,
+        revision: Option<&[u8]>,
+        what: Check,
+    ) -> Result<Outgoing, CommitError> {
         let line = entry.to_string();
         let path = self.entry_path(entry.sequence());
         let failed =
@@ -217,7 +238,7 @@ impl NatsLedger {
             (Record::Fence { .. }, None) => Bytes::new(),
             (Record::Revision(pointer), Some(bytes)) => {
                 let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
-                check(pointer, bytes, &mismatch, "given").map_err(CommitError::Failed)?;
+                check(pointer, bytes, what, &mismatch, "given").map_err(CommitError::Failed)?;
                 if bytes.len() > self.inner.inline_limit {
                     let key = revision_key(pointer);
                     self.put_blob_object(&key, bytes)
@@ -300,6 +321,17 @@ impl NatsLedger {
         tip: u64,
         records: Vec<(Record, Option<&[u8]>)>,
     ) -> (Vec<Entry>, Option<CommitError>) {
+        self.commit_batch_checked(tip, records, Check::Digest)
+    }
+
+    /// [`commit_batch_at`](Self::commit_batch_at), each revision's bytes
+    /// checked as `what` says (see [`commit_checked`](Self::commit_checked)).
+    pub(crate) fn commit_batch_checked(
+        &self,
+        tip: u64,
+        records: Vec<(Record, Option<&[u8]>)>,
+        what: Check,
+    ) -> (Vec<Entry>, Option<CommitError>) {
         let atomic = match self.atomic_batches() {
             Ok(atomic) => atomic,
             Err(e) => return (Vec::new(), Some(CommitError::Failed(e))),
@@ -324,10 +356,11 @@ impl NatsLedger {
                 1 => chunk
                     .pop()
                     .map(|(record, revision)| {
-                        self.commit_at(tip, record, revision).map(|e| vec![e])
+                        self.commit_checked(tip, record, revision, what)
+                            .map(|e| vec![e])
                     })
                     .unwrap_or_else(|| Ok(Vec::new())),
-                _ => self.commit_atomic(tip, chunk),
+                _ => self.commit_atomic(tip, chunk, what),
             };
             match done {
                 Ok(entries) => {
@@ -354,17 +387,18 @@ impl NatsLedger {
         &self,
         tip: u64,
         records: Vec<(Record, Option<&[u8]>)>,
+        what: Check,
     ) -> Result<Vec<Entry>, CommitError> {
         let mut entries = Vec::with_capacity(records.len());
         let mut messages = Vec::with_capacity(records.len());
         for (i, (record, revision)) in records.into_iter().enumerate() {
             let entry = Entry::new(tip + 1 + i as u64, record);
-            messages.push(self.outgoing(&entry, revision)?);
+            messages.push(self.outgoing(&entry, revision, what)?);
             entries.push(entry);
         }
         let stream = self.stream().map_err(CommitError::Failed)?;
         let conn = &self.inner.conn;
-        let subject = self.inner.names.subject.clone();
+        let subject = self.inner.subject.clone();
         let count = messages.len();
         let last_sequence = tip + count as u64;
         let path = self.entry_path(tip + 1);

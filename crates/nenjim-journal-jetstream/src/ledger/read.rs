@@ -10,7 +10,9 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_store::ledger::{Entry, Record};
 use tokio::io::AsyncReadExt as _;
 
-use super::{BLOB_HEADER, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key};
+use super::{
+    BLOB_HEADER, Check, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key,
+};
 use crate::follow::Follower;
 
 impl NatsLedger {
@@ -19,6 +21,22 @@ impl NatsLedger {
     /// empty when `after` is the tip. Each revision's bytes are checked
     /// against its record (`LedgerMismatch`).
     pub fn read_after(&self, after: u64, max: usize) -> Result<Vec<LedgerMessage>, JournalError> {
+        self.read_after_checked(after, max, Check::Digest)
+    }
+
+    /// [`read_after`](Self::read_after), each revision's bytes checked
+    /// against its record as `what` says: [`Check::Size`] for the loader
+    /// (the seam's `read_after_with_bytes`), which compares the digest its
+    /// parse computes of them with the record's, so that a start hashes
+    /// each revision once. Each message is decoded as it arrives (a blob's
+    /// object is read after the batch is received), the first error in
+    /// sequence order returned.
+    pub(crate) fn read_after_checked(
+        &self,
+        after: u64,
+        max: usize,
+        what: Check,
+    ) -> Result<Vec<LedgerMessage>, JournalError> {
         let tip = self.tip()?;
         if after > tip {
             return Err(error::error(
@@ -45,39 +63,64 @@ impl NatsLedger {
             None => self.ordered(after)?,
         };
         // The batch is received in one wait on the runtime (not one per
-        // message), then decoded here.
+        // message), each message decoded as it arrives: a message already
+        // buffered is taken without a timer, only a wait is timed.
         let timeout = self.inner.root.options.request_timeout;
         let received = conn.block_on(async {
-            let mut received = Vec::with_capacity(count.min(4096));
-            while received.len() < count {
-                match tokio::time::timeout(timeout, messages.next()).await {
-                    Ok(Some(Ok(message))) => received.push(message),
+            use futures::FutureExt as _;
+            let mut read: Vec<Read> = Vec::with_capacity(count.min(4096));
+            while read.len() < count {
+                let expected = after + read.len() as u64 + 1;
+                let next = match messages.next().now_or_never() {
+                    Some(next) => Ok(next),
+                    None => tokio::time::timeout(timeout, messages.next()).await,
+                };
+                match next {
+                    Ok(Some(Ok(message))) => match self.decode_received(&message, expected, what) {
+                        Ok(decoded) => read.push(decoded),
+                        // Not past the blobs before it: those are read
+                        // (and checked) first, in sequence order.
+                        Err(e) => return (read, Err(Stop::Refused(e))),
+                    },
                     Ok(Some(Err(e))) => {
                         let why = crate::outage::Outage::outage(&e);
-                        return Err(Some(crate::outage::Said(e.to_string(), why)));
+                        return (
+                            read,
+                            Err(Stop::Failed(Some(crate::outage::Said(e.to_string(), why)))),
+                        );
                     }
-                    Ok(None) => return Err(None),
+                    Ok(None) => return (read, Err(Stop::Failed(None))),
                     Err(_) => {
-                        return Err(Some(crate::outage::Said(
-                            format!(
-                                "no message {} within {timeout:?}",
-                                after + received.len() as u64 + 1
-                            ),
-                            Some(crate::outage::Why::TimedOut),
-                        )));
+                        return (
+                            read,
+                            Err(Stop::Failed(Some(crate::outage::Said(
+                                format!("no message {expected} within {timeout:?}"),
+                                Some(crate::outage::Why::TimedOut),
+                            )))),
+                        );
                     }
                 }
             }
-            Ok(received)
+            (read, Ok(()))
         });
-        let received = match received {
-            Ok(received) => received,
-            Err(Some(e)) => return Err(conn.request_error("cannot read the ledger's stream", e)),
-            Err(None) => return Err(conn.lost_error()),
+        let (decoded, stopped) = received;
+        let refused = match stopped {
+            Ok(()) => None,
+            Err(Stop::Refused(e)) => Some(e),
+            Err(Stop::Failed(Some(e))) => {
+                return Err(conn.request_error("cannot read the ledger's stream", e));
+            }
+            Err(Stop::Failed(None)) => return Err(conn.lost_error()),
         };
-        let mut read = Vec::with_capacity(received.len());
-        for (i, message) in received.iter().enumerate() {
-            read.push(self.decode(message, after + i as u64 + 1)?);
+        let mut read = Vec::with_capacity(decoded.len());
+        for decoded in decoded {
+            read.push(match decoded {
+                Read::Done(message) => message,
+                Read::Blob(entry, key) => self.read_blob_of(entry, &key, what)?,
+            });
+        }
+        if let Some(e) = refused {
+            return Err(e);
         }
         *lock(&self.inner.reading) = Some((after + read.len() as u64, reconnections, messages));
         Ok(read)
@@ -115,12 +158,28 @@ impl NatsLedger {
         Follower::new(self.clone(), after)
     }
 
-    /// Reads one stream message as the entry `expected`.
+    /// Reads one stream message as the entry `expected`, its revision's
+    /// bytes checked against its record (size and SHA-256).
     pub(crate) fn decode(
         &self,
         message: &async_nats::jetstream::Message,
         expected: u64,
     ) -> Result<LedgerMessage, JournalError> {
+        match self.decode_received(message, expected, Check::Digest)? {
+            Read::Done(message) => Ok(message),
+            Read::Blob(entry, key) => self.read_blob_of(entry, &key, Check::Digest),
+        }
+    }
+
+    /// Decodes one stream message as the entry `expected` without reading
+    /// anything (no blocking call: it runs inside the receiving loop): a
+    /// revision in a blob is left to [`read_blob_of`](Self::read_blob_of).
+    fn decode_received(
+        &self,
+        message: &async_nats::jetstream::Message,
+        expected: u64,
+        what: Check,
+    ) -> Result<Read, JournalError> {
         // The entry's path is only made for an error (a start reads every entry).
         let mismatch = |m: String| {
             error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(expected))
@@ -138,33 +197,51 @@ impl NatsLedger {
                 "found the message of stream sequence {sequence}, expected entry {expected} (every ledger entry is one message, in order)"
             )));
         }
-        self.decode_parts(sequence, message.headers.as_ref(), &message.payload)
+        self.decode_parts(sequence, message.headers.as_ref(), &message.payload, what)
     }
 
     /// The entry `sequence` alone, read by its stream sequence (a direct
     /// get, no consumer), its revision checked as [`read_after`](Self::read_after)
     /// checks it; `LedgerMismatch` when there is no such entry.
     pub fn read_entry(&self, sequence: u64) -> Result<LedgerMessage, JournalError> {
+        self.read_entry_checked(sequence, Check::Digest)
+    }
+
+    /// [`read_entry`](Self::read_entry), its revision checked as `what`
+    /// says ([`Check::Size`] for a caller that hashes what it reads).
+    pub(crate) fn read_entry_checked(
+        &self,
+        sequence: u64,
+        what: Check,
+    ) -> Result<LedgerMessage, JournalError> {
         let stream = self.stream()?;
         let conn = &self.inner.conn;
         match conn.block_on(stream.get_raw_message(sequence)) {
-            Ok(message) => {
-                self.decode_parts(message.sequence, Some(&message.headers), &message.payload)
-                    .and_then(|read| {
-                        if message.sequence == sequence {
-                            Ok(read)
-                        } else {
-                            Err(error::error(
-                                ErrorKind::LedgerMismatch,
-                                format!(
-                                    "found the message of stream sequence {}, expected entry {sequence}",
-                                    message.sequence
-                                ),
-                            )
-                            .with_path(self.entry_path(sequence)))
-                        }
-                    })
-            }
+            Ok(message) => self
+                .decode_parts(
+                    message.sequence,
+                    Some(&message.headers),
+                    &message.payload,
+                    what,
+                )
+                .and_then(|read| match read {
+                    Read::Done(read) => Ok(read),
+                    Read::Blob(entry, key) => self.read_blob_of(entry, &key, what),
+                })
+                .and_then(|read| {
+                    if message.sequence == sequence {
+                        Ok(read)
+                    } else {
+                        Err(error::error(
+                            ErrorKind::LedgerMismatch,
+                            format!(
+                                "found the message of stream sequence {}, expected entry {sequence}",
+                                message.sequence
+                            ),
+                        )
+                        .with_path(self.entry_path(sequence)))
+                    }
+                }),
             Err(e)
                 if e.kind()
                     == async_nats::jetstream::stream::RawMessageErrorKind::NoMessageFound =>
@@ -180,21 +257,24 @@ impl NatsLedger {
     }
 
     /// Decodes the message of stream sequence `sequence` (its headers and
-    /// body) into its entry and checked revision.
+    /// body) into its entry and its revision, checked as `what` says; a
+    /// revision in a blob is left to [`read_blob_of`](Self::read_blob_of)
+    /// (once the record's size is known to be within the loader's limit).
     fn decode_parts(
         &self,
         sequence: u64,
         headers: Option<&async_nats::HeaderMap>,
         payload: &Bytes,
-    ) -> Result<LedgerMessage, JournalError> {
+        what: Check,
+    ) -> Result<Read, JournalError> {
         // The entry's path is only made for an error (a start reads every entry).
         let at_entry = |e: JournalError| e.with_path(self.entry_path(sequence));
-        let (entry, body) = parse_message(sequence, headers, payload).map_err(at_entry)?;
+        let (entry, body) =
+            parse_message_checked(sequence, headers, payload, what).map_err(at_entry)?;
         let revision = match (entry.record(), body) {
             (_, MessageBody::Fence) => None,
             (_, MessageBody::Inline) => Some(payload.clone()),
             (Record::Revision(pointer), MessageBody::Blob(key)) => {
-                let mismatch = |m: String| at_entry(error::error(ErrorKind::LedgerMismatch, m));
                 // A record that sizes its revision over the loader's limit
                 // is refused before a byte of its blob is read.
                 if pointer.size() > nenjim_journal_store::MAX_FILE_LEN {
@@ -208,9 +288,8 @@ impl NatsLedger {
                         ),
                     )));
                 }
-                let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
-                check(pointer, &bytes, &mismatch, &format!("in the blob {key}"))?;
-                Some(bytes)
+                let key = key.to_owned();
+                return Ok(Read::Blob(entry, key));
             }
             (_, MessageBody::Blob(_)) => {
                 return Err(at_entry(error::error(
@@ -219,7 +298,39 @@ impl NatsLedger {
                 )));
             }
         };
-        Ok(LedgerMessage { entry, revision })
+        Ok(Read::Done(LedgerMessage { entry, revision }))
+    }
+
+    /// The revision of `entry` (a `REVISION` record whose message named its
+    /// blob `key`): the object read, checked against the record as `what`
+    /// says.
+    fn read_blob_of(
+        &self,
+        entry: Entry,
+        key: &str,
+        what: Check,
+    ) -> Result<LedgerMessage, JournalError> {
+        let sequence = entry.sequence();
+        let mismatch = |m: String| {
+            error::error(ErrorKind::LedgerMismatch, m).with_path(self.entry_path(sequence))
+        };
+        let Record::Revision(pointer) = entry.record() else {
+            return Err(mismatch(format!(
+                "found a blob with the record `{entry}`, expected a revision"
+            )));
+        };
+        let bytes = self.read_blob(key, pointer.size(), &mismatch)?;
+        check(
+            pointer,
+            &bytes,
+            what,
+            &mismatch,
+            &format!("in the blob {key}"),
+        )?;
+        Ok(LedgerMessage {
+            entry,
+            revision: Some(bytes),
+        })
     }
 
     /// Reads at most `size + 1` bytes of the object `key` of the blob bucket.
@@ -258,6 +369,24 @@ impl NatsLedger {
     }
 }
 
+/// One message of a batch as decoded while it is received.
+enum Read {
+    /// Its entry and revision, checked.
+    Done(LedgerMessage),
+    /// A revision in the blob bucket: its entry and the object's key, read
+    /// once the batch is received.
+    Blob(Entry, String),
+}
+
+/// Why the receiving of a batch stopped early.
+enum Stop {
+    /// A message refused (`LedgerMismatch`, `TooLarge`).
+    Refused(JournalError),
+    /// The stream failed (what the server or the client said), or ended
+    /// (`None`: the connection is gone).
+    Failed(Option<crate::outage::Said>),
+}
+
 /// Where the revision of a ledger message is, as its headers say
 /// ([`parse_message`]).
 #[doc(hidden)]
@@ -285,6 +414,18 @@ pub fn parse_message<'a>(
     sequence: u64,
     headers: Option<&'a async_nats::HeaderMap>,
     payload: &[u8],
+) -> Result<(Entry, MessageBody<'a>), JournalError> {
+    parse_message_checked(sequence, headers, payload, Check::Digest)
+}
+
+/// [`parse_message`], a revision in the body checked against the record
+/// as `what` says (its size alone for the loader, which compares its
+/// parse's digest with the record's).
+pub(crate) fn parse_message_checked<'a>(
+    sequence: u64,
+    headers: Option<&'a async_nats::HeaderMap>,
+    payload: &[u8],
+    what: Check,
 ) -> Result<(Entry, MessageBody<'a>), JournalError> {
     let mismatch = |m: String| error::error(ErrorKind::LedgerMismatch, m);
     let header = |name: &str| headers.and_then(|h| h.get(name)).map(|v| v.as_str());
@@ -318,7 +459,7 @@ pub fn parse_message<'a>(
             )));
         }
         (Record::Revision(pointer), None) => {
-            check(pointer, payload, &mismatch, "in its message")?;
+            check(pointer, payload, what, &mismatch, "in its message")?;
             MessageBody::Inline
         }
         (Record::Revision(pointer), Some(key)) => {

@@ -75,7 +75,7 @@ impl NatsLedger {
                 .block_on(conn.js.get_stream(&names.stream))
                 .map_err(|e| conn.request_error("cannot look up the ledger's stream", e))?;
         }
-        *lock(&self.inner.stream) = Some(stream);
+        *lock(&self.inner.stream) = Some(Arc::new(stream));
         self.lease_bucket(true)?;
         self.blob_bucket(true)?;
         if replicas.is_some() {
@@ -121,9 +121,8 @@ impl NatsLedger {
     /// leader and its current followers, as the stream's leader reports
     /// them now.
     pub fn replication(&self) -> Result<Replication, JournalError> {
-        let stream = self.stream()?;
+        let mut stream = Stream::clone(&*self.stream()?);
         let conn = &self.inner.conn;
-        let mut stream = stream;
         let info = conn
             .block_on(stream.info())
             .map_err(|e| conn.request_error("cannot read the ledger's stream info", e))?;
@@ -274,7 +273,7 @@ impl NatsLedger {
             && let Ok(updated) = conn.block_on(conn.js.get_stream(&self.inner.names.stream))
         {
             let atomic = updated.cached_info().config.allow_atomic_publish;
-            *lock(&self.inner.stream) = Some(updated);
+            *lock(&self.inner.stream) = Some(Arc::new(updated));
             return Ok(atomic);
         }
         Ok(false)

@@ -361,6 +361,117 @@ fn a_message_whose_bytes_differ_from_its_record_is_a_ledger_mismatch() {
     assert!(e.message().contains("Nenjim-Record"), "{e}");
 }
 
+/// The bytes `text` with its first `from` replaced by `to` (same size).
+fn altered(text: &str, from: &str, to: &str) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    assert!(text.contains(from), "{text}");
+    text.replacen(from, to, 1).into_bytes()
+}
+
+/// The public commit takes bytes from anyone: it checks their size and
+/// SHA-256 against the record, and commits nothing of a batch holding bytes
+/// that differ (the writer's seam commit, whose pointer is its parse's
+/// digest of the bytes, checks their size alone).
+#[test]
+fn a_commit_or_a_batch_checks_the_given_bytes_size_and_sha256() {
+    let server = NatsServer::start();
+    let root = root(&server, "given");
+    let ledger = created(&root);
+    let text = genesis("left-pad", &ts(1), &["1.0.0"]);
+    let flipped = altered(&text, "test artifact", "test artifacT");
+    let record = || record("left-pad", &ts(1), text.as_bytes());
+    match ledger.commit_at(0, record(), Some(&flipped)) {
+        Err(CommitError::Failed(e)) => {
+            assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+            assert!(e.message().contains("SHA-256"), "{e}");
+        }
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    match ledger.commit_at(0, record(), Some(&text.as_bytes()[1..])) {
+        Err(CommitError::Failed(e)) => assert!(e.message().contains("bytes"), "{e}"),
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    let next = successor(&text, "left-pad", &ts(2), &["1.0.0", "1.1.0"]);
+    let next_flipped = altered(&next, "test artifact", "test artifacT");
+    let (committed, stopped) = ledger.commit_batch_at(
+        0,
+        vec![
+            (record(), Some(text.as_bytes())),
+            (
+                crate::jetstream::record("left-pad", &ts(2), next.as_bytes()),
+                Some(&next_flipped),
+            ),
+        ],
+    );
+    assert!(committed.is_empty(), "{committed:?}");
+    match stopped {
+        Some(CommitError::Failed(e)) => assert!(e.message().contains("SHA-256"), "{e}"),
+        other => panic!("expected a refusal, found {other:?}"),
+    }
+    assert_eq!(ledger.tip().unwrap(), 0, "nothing was committed");
+    // The bytes of the record commit.
+    commit(&ledger, 0, &ts(1), &text);
+    assert_eq!(ledger.tip().unwrap(), 1);
+}
+
+/// A message whose bytes have the record's size but not its SHA-256 is
+/// refused by every reader with `LedgerMismatch`: the ledger's own read
+/// (which hashes them), and a start, a refresh and the loader over the
+/// seam (whose read checks their size and leaves the SHA-256 to the
+/// loader, which compares its parse's digest: each revision hashed once),
+/// whether the altered bytes still parse or not.
+#[test]
+fn a_message_whose_bytes_differ_from_its_record_is_refused_by_every_reader() {
+    let server = NatsServer::start();
+    let raw = raw::Raw::connect(&server);
+    let first = genesis("left-pad", &ts(1), &["1.0.0"]);
+    let next = successor(&first, "left-pad", &ts(2), &["1.0.0", "1.1.0"]);
+    for (name, from, to) in [
+        ("flip-parses", "test artifact", "test artifacT"),
+        ("flip-breaks", "FORMAT", "GORMAT"),
+    ] {
+        let root = root(&server, name);
+        let ledger = created(&root);
+        commit(&ledger, 0, &ts(1), &first);
+        // A start and a refresh later: the tampered entry comes after.
+        let assembly = root.assembly();
+        assembly.process().start().unwrap();
+        let line = Entry::new(2, record("left-pad", &ts(2), next.as_bytes())).to_string();
+        raw.publish(
+            &format!("nenjim.{name}.ledger"),
+            &[("Nenjim-Record", &line)],
+            &altered(&next, from, to),
+        );
+        let e = ledger.read_after(0, 10).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{name}: {e}");
+        assert!(e.message().contains("SHA-256"), "{name}: {e}");
+
+        let e = assembly.manager().refresh().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{name}: {e}");
+        let e = root.assembly().process().start().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{name}: {e}");
+
+        let backend = nenjim_journal_nats::NatsBackend::connect(&root).unwrap();
+        let e = nenjim_journal_fs::load_recorded(&*backend, &*backend, backend.root_path())
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LedgerMismatch, "{name}: {e}");
+        // Named as the revision it is, with the digest its bytes have.
+        let path = e.path().map(|p| p.to_string_lossy().into_owned());
+        assert_eq!(
+            path.as_deref(),
+            Some(format!("{}/left-pad/{}.journal", server.root(name), ts(2)).as_str()),
+            "{name}: {e}"
+        );
+        let found = RevisionDigest::of_bytes(&altered(&next, from, to));
+        assert!(e.message().contains(&found.to_string()), "{name}: {e}");
+        assert!(
+            e.message()
+                .contains(&RevisionDigest::of_bytes(next.as_bytes()).to_string()),
+            "{name}: {e}"
+        );
+    }
+}
+
 /// A reader's consumers go with it: the ledger read by one handle (a
 /// command's start) leaves no consumer on the server once the handle is
 /// dropped, rather than one lingering for the client's 30 s.

@@ -201,9 +201,12 @@ pub trait LedgerReader: Send + Sync + fmt::Debug {
 
     /// [`read_after`](Self::read_after), each entry with the exact bytes
     /// of the revision it records where the backend reads them with the
-    /// entry (a NATS message carries them, checked against the record);
-    /// `None` where it does not: the caller reads them with
-    /// [`read_revision`](Self::read_revision). The default carries none.
+    /// entry (a NATS message carries them); `None` where it does not: the
+    /// caller reads them with [`read_revision`](Self::read_revision). The
+    /// default carries none. The backend checks the bytes' size against the
+    /// record; their SHA-256 is the caller's to compare with the record's
+    /// (the loader compares the digest its parse computes: `LedgerMismatch`
+    /// when they differ), so that a revision is hashed once.
     fn read_after_with_bytes(
         &self,
         after: u64,
