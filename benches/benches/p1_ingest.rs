@@ -12,7 +12,8 @@
 //! P1r (issue 32): the same ingest of a revision of typical size (10-20 kB,
 //! as real roots hold: the first revision of the same generator with at
 //! least 15 000 bytes) against SHA-256 of it, `ingest_typical` against
-//! `sha256_typical`. Target <= 2.5x.
+//! `sha256_typical`. Target <= 2.5x. Its floors, as P1's (report only):
+//! `look_up_typical` and `build_model_typical`.
 #![allow(clippy::panic)] // a bench with a broken setup fails loudly
 
 use std::hint::black_box;
@@ -128,6 +129,24 @@ fn p1(c: &mut Criterion) {
     let empty = ChainState::new();
     group.bench_function("sha256_typical", |b| {
         b.iter(|| Sha256::digest(black_box(typical.as_bytes())))
+    });
+    // P1r's floors, as P1's: the look-ups of its tokens (split before
+    // timing) in a table of its distinct tokens, and its model built from
+    // its values through the builders.
+    let typical_tokens: Vec<&str> = typical.split('\n').flat_map(tokens).collect();
+    let typical_table: FxHashSet<&str> = typical_tokens.iter().copied().collect();
+    group.bench_function("look_up_typical", |b| {
+        b.iter(|| {
+            black_box(&typical_tokens)
+                .iter()
+                .filter(|token| typical_table.contains(*token))
+                .count()
+        })
+    });
+    let typical_parsed = nenjim_journal_parser::parse(&typical)
+        .unwrap_or_else(|e| panic!("the P1r revision does not parse: {e}"));
+    group.bench_function("build_model_typical", |b| {
+        b.iter(|| floor::rebuild(black_box(&typical_parsed)).map(|r| r.releases().len()))
     });
     group.bench_function("ingest_typical", |b| {
         b.iter(|| {

@@ -59,6 +59,22 @@ pub(super) fn rows(t: &Path, rows: &mut Vec<Row>, sizes: &mut Vec<String>) {
         "p1_ingest/sha256_floor",
         Target::None,
     ));
+    rows.push(ratio_row(
+        t,
+        "P1r ingest",
+        "the look-ups alone at P1r's size: each token of the typical revision (split before timing) looked up in a table of its distinct tokens vs SHA-256 of it",
+        "p1_ingest/look_up_typical",
+        "p1_ingest/sha256_typical",
+        Target::None,
+    ));
+    rows.push(ratio_row(
+        t,
+        "P1r ingest",
+        "the typical revision built again from its values through the api builders (no text read, nothing hashed) vs SHA-256 of it",
+        "p1_ingest/build_model_typical",
+        "p1_ingest/sha256_typical",
+        Target::None,
+    ));
     if let Some(p1) = result(t, "p1_ingest") {
         // Linear time: the parse of the large revision against the parse of
         // one with a tenth of its releases, in the same run, against the
