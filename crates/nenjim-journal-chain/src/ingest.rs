@@ -49,7 +49,8 @@ impl ChainState {
             return Err(conflict(artifact, version, digest, stored.digest()));
         }
 
-        let predecessor = match (revision.predecessor(), chain) {
+        // The head the revision follows, once rules 2 to 5 hold.
+        let head = match (revision.predecessor(), chain) {
             // 2. A genesis for a known artifact.
             (None, Some(chain)) => {
                 let g = chain.front();
@@ -66,14 +67,7 @@ impl ChainState {
             // Rules 3 to 5 pass without the digest index (the head is the
             // one stored revision with its digest, and of this artifact).
             (Some(predecessor), Some(chain)) if chain.last().digest() == predecessor => {
-                let head = chain.last();
-                // 6. Journal versions strictly increase along a chain.
-                if version <= head.journal_version() {
-                    return Err(non_increasing(artifact, version, digest, head));
-                }
-                // 7. Every release of the head kept with the same values.
-                rewrite::check(head, &revision)?;
-                Some(head.clone())
+                Some(chain.last())
             }
             (Some(predecessor), chain) => {
                 // 3. Unknown predecessor.
@@ -117,15 +111,25 @@ impl ChainState {
                         ),
                     ));
                 }
-                // 6. Journal versions strictly increase along a chain.
-                if version <= head.journal_version() {
-                    return Err(non_increasing(artifact, version, digest, head));
-                }
-                // 7. Every release of the head kept with the same values.
-                rewrite::check(head, &revision)?;
-                Some(head.clone())
+                Some(head)
             }
         };
+        if let Some(head) = head {
+            // 6. Journal versions strictly increase along a chain.
+            if version <= head.journal_version() {
+                return Err(error::error(
+                    ErrorKind::NonIncreasingVersion,
+                    format!(
+                        "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
+                        head.journal_version(),
+                        head.digest()
+                    ),
+                ));
+            }
+            // 7. Every release of the head kept with the same values.
+            rewrite::check(head, &revision)?;
+        }
+        let predecessor = head.cloned();
 
         // A digest is unique to one text, so a stored digest under another
         // artifact or version can only come from a hand-built revision; refuse
@@ -191,24 +195,6 @@ impl ChainState {
             .get(located.index)
             .expect("invariant: every digest index entry names a stored log index")
     }
-}
-
-/// Rule 6 of section 6: `version` of `artifact` (digest `digest`) is not
-/// after its predecessor, the artifact's `head`.
-fn non_increasing(
-    artifact: &ArtifactCoordinate,
-    version: JournalVersion,
-    digest: &RevisionDigest,
-    head: &JournalRevision,
-) -> JournalError {
-    error::error(
-        ErrorKind::NonIncreasingVersion,
-        format!(
-            "found JOURNAL_VERSION {version} in {artifact} ({digest}), not after its predecessor's {} ({}); expected a Journal version greater than the head's",
-            head.journal_version(),
-            head.digest()
-        ),
-    )
 }
 
 /// ` (currently <version> <digest>)` for a known chain, or a note that the

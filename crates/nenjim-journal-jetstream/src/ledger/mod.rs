@@ -258,12 +258,14 @@ impl NatsLedger {
             .options
             .inline_limit
             .min(max_payload.saturating_sub(HEADER_ROOM));
+        let names = Names::of(&root.name);
+        let subject = async_nats::Subject::from(names.subject.as_str());
         Ok(NatsLedger {
             inner: Arc::new(Inner {
-                names: Names::of(&root.name),
+                names,
                 root: root.clone(),
                 stream: Mutex::new(None),
-                subject: async_nats::Subject::from(Names::of(&root.name).subject),
+                subject,
                 blobs: Mutex::new(None),
                 reading: Mutex::new(None),
                 inline_limit,
