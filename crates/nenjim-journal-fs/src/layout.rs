@@ -58,9 +58,50 @@ impl RevisionFile {
             len: Some(len),
         }
     }
-    /// `<root>/<coordinate>/<version><suffix>`.
+    /// `<root>/<coordinate>/<version><suffix>`, built in one allocation of
+    /// its exact size (a start builds one per file).
     pub(crate) fn path(&self) -> PathBuf {
-        self.dir.join(format!("{}{}", self.version, self.suffix))
+        use std::fmt::Write as _;
+        let mut version = VersionToken::default();
+        if write!(version, "{}", self.version).is_err() {
+            // Not reached: a token is 16 ASCII bytes.
+            return self.dir.join(format!("{}{}", self.version, self.suffix));
+        }
+        let version = version.as_str();
+        let dir = self.dir.as_os_str();
+        let mut path = OsString::with_capacity(dir.len() + 1 + version.len() + self.suffix.len());
+        path.push(dir);
+        path.push(std::path::MAIN_SEPARATOR_STR);
+        path.push(version);
+        path.push(self.suffix);
+        PathBuf::from(path)
+    }
+}
+
+/// A journal version's token written on the stack: a `YYYYMMDDTHHMMSSZ`
+/// token is 16 bytes (a longer text is an error).
+#[derive(Default)]
+struct VersionToken {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl VersionToken {
+    fn as_str(&self) -> &str {
+        self.bytes
+            .get(..self.len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for VersionToken {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 

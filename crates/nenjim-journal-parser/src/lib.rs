@@ -158,8 +158,9 @@ pub fn parse_with(text: &str, interner: &mut Interner) -> Result<JournalRevision
 pub struct ParsedText {
     text: String,
     revision: JournalRevision,
-    /// Where each release block is in `text`, one per release.
-    blocks: Box<[document::Block]>,
+    /// Where each release block is in `text`, one per release (a `Vec`
+    /// kept as the parse built it: boxing it would copy it).
+    blocks: Vec<document::Block>,
 }
 
 impl ParsedText {
@@ -192,7 +193,10 @@ impl ParsedText {
 /// look beyond a block (release order, policy) are still checked, so the
 /// result, and any error, is exactly [`parse_with`]'s on the same text; only
 /// the work differs. `previous` may be anything, of any artifact: what does
-/// not match is simply read.
+/// not match is simply read. When `previous` is of the same artifact, the
+/// result shares its values as
+/// [`sharing_releases_with`](nenjim_journal_api::model::build::sharing_releases_with)
+/// does (equal, not only the reused blocks).
 ///
 /// ```
 /// use nenjim_journal_parser::{Interner, parse_after};
@@ -226,10 +230,20 @@ pub fn parse_after(
         blocks: &p.blocks,
     });
     let (revision, blocks) = document::parse(&text, interner, previous)?;
+    // The rest of the revision (header values, policy, the releases read
+    // line by line that equal one of `previous`'s) shares `previous`'s
+    // values here, on the parsing thread: the chain's ingestion shares
+    // with its head again, and finds them already shared.
+    let revision = match previous {
+        Some(p) if p.revision.coordinate() == revision.coordinate() => {
+            nenjim_journal_api::model::build::sharing_releases_with(revision, p.revision)
+        }
+        _ => revision,
+    };
     Ok(ParsedText {
         text,
         revision,
-        blocks: blocks.into_boxed_slice(),
+        blocks,
     })
 }
 

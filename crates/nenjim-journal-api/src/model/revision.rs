@@ -21,6 +21,29 @@ pub(crate) struct RevisionInner {
     pub(crate) releases: Box<[ArtifactRelease]>,
     pub(crate) policy: Box<[PolicyStatement]>,
     pub(crate) sequence: u64,
+    /// Whether this revision's values were shared with its predecessor's
+    /// (by [`sharing_releases_with`](super::build::sharing_releases_with)
+    /// given a revision whose digest is `predecessor`): sharing again with
+    /// the same predecessor changes nothing, and is skipped. Not part of
+    /// the value (equality and hash ignore it).
+    pub(crate) shared: SharedWithPredecessor,
+}
+
+/// A flag that equality and hashing ignore: it says how a revision is
+/// stored, not what it says.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SharedWithPredecessor(pub(crate) bool);
+
+impl PartialEq for SharedWithPredecessor {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for SharedWithPredecessor {}
+
+impl std::hash::Hash for SharedWithPredecessor {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 /// One immutable revision of an artifact's Journal: its complete worldview

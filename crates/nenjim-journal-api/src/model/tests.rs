@@ -271,6 +271,44 @@ fn sharing_with_the_predecessor_changes_no_value_and_shares_equal_ones() {
     assert!(shared_third.releases()[0].policy().yanked().is_none());
 }
 
+/// A revision shared with its predecessor (the digest it names) is flagged,
+/// so that sharing it with that predecessor again (a parser did, then the
+/// chain does) returns it untouched; the flag is not part of the value.
+#[test]
+fn sharing_again_with_the_predecessor_is_skipped_and_not_part_of_the_value() {
+    let first = fresh("20260101T000000Z", &["1.0.0", "1.1.0"], &[], "pads");
+    let second = fresh(
+        "20260102T000000Z",
+        &["1.0.0", "1.1.0", "2.0.0"],
+        &[],
+        "pads",
+    );
+    let second = JournalRevision(Arc::new(super::revision::RevisionInner {
+        predecessor: Some(*first.digest()),
+        ..super::revision::RevisionInner::clone(&second.0)
+    }));
+    let unshared = second.clone();
+    let shared = sharing_releases_with(second, &first);
+    assert!(shared.0.shared.0 && !unshared.0.shared.0);
+    assert!(shares_values(&shared.releases()[0], &first.releases()[0]));
+    assert_eq!(shared, unshared);
+    let hash = |r: &JournalRevision| {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(r)
+    };
+    assert_eq!(hash(&shared), hash(&unshared));
+
+    // Again with the predecessor: the same allocation back, not a copy
+    // (another handle to it is held, so a change would copy).
+    let again = sharing_releases_with(shared.clone(), &first);
+    assert!(Arc::ptr_eq(&again.0, &shared.0));
+    // With a revision that is not its predecessor: shared, not flagged.
+    let other = fresh("20260103T000000Z", &["1.0.0"], &[], "pads");
+    let with_other = sharing_releases_with(unshared.clone(), &other);
+    assert!(!with_other.0.shared.0);
+    assert!(!Arc::ptr_eq(&with_other.0, &unshared.0));
+}
+
 /// The forward walk that pairs each release with the older revision's:
 /// a release inserted between kept ones (a backport), one dropped, and
 /// kept ones whose bodies are already shared or only equal. Every kept

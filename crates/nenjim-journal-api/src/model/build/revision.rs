@@ -7,7 +7,7 @@ use super::{exact, semantic};
 use crate::error::{ErrorKind, JournalError};
 use crate::model::policy::{NO_POLICY, PolicyStatement, ReleasePolicy};
 use crate::model::release::ArtifactRelease;
-use crate::model::revision::{JournalRevision, RevisionInner};
+use crate::model::revision::{JournalRevision, RevisionInner, SharedWithPredecessor};
 use crate::valuetypes::{
     ArtifactCoordinate, Description, InformationUri, JournalVersion, ReleaseVersion,
     RevisionDigest, VersionRequirement,
@@ -272,6 +272,7 @@ impl RevisionBuilder {
             releases,
             policy: exact(self.policy),
             sequence: 0,
+            shared: SharedWithPredecessor::default(),
         }))
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::model::policy::{PolicyStatement, ReleasePolicy};
 use crate::model::release::ReleaseBody;
-use crate::model::revision::{JournalRevision, RevisionInner};
+use crate::model::revision::{JournalRevision, RevisionInner, SharedWithPredecessor};
 use crate::valuetypes::Description;
 
 /// `revision` with its ingestion sequence number set. Changed in place when
@@ -32,7 +32,15 @@ pub fn sharing_releases_with(
     revision: JournalRevision,
     older: &JournalRevision,
 ) -> JournalRevision {
-    changed(revision, |inner| share_with(inner, &older.0))
+    let with_predecessor = revision.0.predecessor.as_ref() == Some(&older.0.digest);
+    if with_predecessor && revision.0.shared.0 {
+        // Shared with (a revision of) this digest already: the same again.
+        return revision;
+    }
+    changed(revision, |inner| {
+        share_with(inner, &older.0);
+        inner.shared = SharedWithPredecessor(with_predecessor);
+    })
 }
 
 /// `change` applied in place if this is the only handle, else to a copy.
