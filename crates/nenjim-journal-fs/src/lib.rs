@@ -32,8 +32,8 @@
 //!    listing is refused; each
 //!    artifact's files in order, each parsed after the file before with
 //!    [`nenjim_journal_parser::parse_after`], so the release blocks it
-//!    restates byte for byte are not read again and share its values;
-//!    ingestion shares the rest): over 64 MiB is
+//!    restates byte for byte are not read again and share its values, and
+//!    the parse shares the equal ones written differently): over 64 MiB is
 //!    `TooLarge` (checked from the metadata before reading), not UTF-8 is
 //!    `InvalidUtf8`; then the parser (same results and errors as
 //!    [`nenjim_journal_parser::parse`]), and the header

@@ -72,8 +72,9 @@ fn list_and_parse(
 }
 
 /// Parses one artifact's files in order, each after the one before (its
-/// byte-identical release blocks share that file's values; ingestion shares
-/// the rest, which were written differently); stops at the first error.
+/// byte-identical release blocks share that file's values, and the parse
+/// shares the equal ones written differently, here on the worker, so that
+/// ingestion finds them shared); stops at the first error.
 fn parse_artifact(
     fs: &dyn FileSystem,
     files: &[RevisionFile],
