@@ -345,29 +345,34 @@ pub(crate) fn artifact_items(
         .into_iter()
         .filter(|(name, _)| !is_hidden(name))
         .filter_map(|(name, kind)| {
-            let file_path = path.join(&name);
-            revision_file(fs, dir, &file_path, &name, kind, coordinate, options).transpose()
+            revision_file(fs, dir, &name, kind, coordinate, options).transpose()
         })
         .collect())
 }
 
-/// Checks one entry of an artifact directory: a revision file to read
-/// (`Some`), an ignored example (`None`) or an error.
+/// Checks one entry `name` of the artifact directory `dir`: a revision
+/// file to read (`Some`), an ignored example (`None`) or an error. The
+/// entry's path is built only to inspect it (a listing without kinds) or
+/// to name it in an error: a revision file keeps its directory and
+/// version, and builds its path when it is read.
 fn revision_file(
     fs: &dyn FileSystem,
     dir: &Arc<Path>,
-    path: &Path,
     name: &OsString,
     listed: Option<EntryKind>,
     coordinate: &ArtifactCoordinate,
     options: LoadOptions,
 ) -> Result<Option<RevisionFile>, JournalError> {
-    let (kind, len) = entry_kind(fs, path, listed)?;
+    let path = || dir.join(name);
+    let (kind, len) = match listed {
+        Some(kind) => (kind, None),
+        None => entry_kind(fs, &path(), None)?,
+    };
     match kind {
         EntryKind::File => {}
         EntryKind::Symlink => {
             return Err(unexpected(
-                path,
+                &path(),
                 "found a symbolic link in an artifact directory, expected a regular file \
                  `<YYYYMMDDTHHMMSSZ>.journal` (symbolic links are never followed)"
                     .to_owned(),
@@ -375,7 +380,7 @@ fn revision_file(
         }
         kind => {
             return Err(unexpected(
-                path,
+                &path(),
                 format!(
                     "found {} in an artifact directory, expected a regular file `<YYYYMMDDTHHMMSSZ>.journal`",
                     kind.describe()
@@ -385,7 +390,7 @@ fn revision_file(
     }
     let Some(text) = name.to_str() else {
         return Err(invalid_name(
-            path,
+            &path(),
             "found a file name that is not valid UTF-8, expected `<YYYYMMDDTHHMMSSZ>.journal`"
                 .to_owned(),
         ));
@@ -399,7 +404,7 @@ fn revision_file(
         (stem, RUNTIME_SUFFIX)
     } else {
         return Err(invalid_name(
-            path,
+            &path(),
             format!(
                 "found file name `{text}`, expected `<YYYYMMDDTHHMMSSZ>.journal` \
                  (or a name ending in `.journal.example`)"
@@ -408,7 +413,7 @@ fn revision_file(
     };
     let version = stem.parse::<JournalVersion>().map_err(|e| {
         invalid_name(
-            path,
+            &path(),
             format!(
                 "found file name `{text}`, expected `<YYYYMMDDTHHMMSSZ>{suffix}`: {}",
                 e.message()
