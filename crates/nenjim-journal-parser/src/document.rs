@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use nenjim_journal_api::error::{self, ErrorKind, JournalError};
-use nenjim_journal_api::model::build::RevisionBuilder;
+use nenjim_journal_api::model::build::{ReleaseBuilder, RevisionBuilder};
 use nenjim_journal_api::model::{ArtifactRelease, JournalRevision};
 use nenjim_journal_api::valuetypes::{InformationUri, ReleaseVersion, RevisionDigest};
 use sha2::{Digest as _, Sha256};
@@ -111,6 +111,10 @@ struct Body<'p> {
     revision: RevisionBuilder,
     stage: Stage,
     open: Option<OpenRelease>,
+    /// The open release's values, from its `CONTENT` line on: kept here,
+    /// not in [`OpenRelease`], so that opening and closing a release moves
+    /// a few words, not the builder's few hundred bytes.
+    builder: Option<ReleaseBuilder>,
     /// Where the open release's block starts: byte and line.
     open_start: (usize, usize),
     reuse: Option<Reuse<'p>>,
@@ -136,7 +140,7 @@ impl Body<'_> {
             return match (&mut self.open, self.stage) {
                 (Some(open), _) => {
                     let coordinate = self.revision.coordinate().clone();
-                    open.property(&coordinate, keyword, cursor, interner)
+                    open.property(&mut self.builder, &coordinate, keyword, cursor, interner)
                         .map(|()| None)
                 }
                 (None, Stage::Policy) => Err(line.syntax(
@@ -219,14 +223,16 @@ impl Body<'_> {
         at: (usize, usize),
         end: usize,
     ) -> Result<(), JournalError> {
-        let Some(open) = self.open.take() else {
+        let Some(open) = self.open.as_mut() else {
             return Ok(());
         };
         let found = || match word {
             Some(word) => format!("`{word}`"),
             None => "the end of the text".to_owned(),
         };
-        open.close(&mut self.revision, &found, at)?;
+        let closed = open.close(&mut self.builder, &mut self.revision, &found, at);
+        self.open = None;
+        closed?;
         // The block's lines run from its `RELEASE` line to the line before
         // `at` (the last line itself, at an unterminated end).
         let (start, line) = self.open_start;
@@ -326,7 +332,9 @@ fn read(
             let end = start + line.text.len();
             let quick = Quick::new(text, lines.index(), start + 2, end);
             let coordinate = body.revision.coordinate();
-            if let Some(read) = open.quick_property(coordinate, &line, start, quick, interner) {
+            if let Some(read) =
+                open.quick_property(&mut body.builder, coordinate, &line, start, quick, interner)
+            {
                 read?;
                 continue;
             }
@@ -366,6 +374,7 @@ fn read(
                         revision,
                         stage: Stage::AfterDescription,
                         open: None,
+                        builder: None,
                         open_start: (0, 0),
                         reuse,
                         blocks: Vec::with_capacity(releases),

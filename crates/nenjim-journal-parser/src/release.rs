@@ -75,7 +75,6 @@ pub(crate) struct OpenRelease {
     column: usize,
     version: ReleaseVersion,
     license: Option<LicenseExpression>,
-    builder: Option<ReleaseBuilder>,
     last: Option<Property>,
 }
 
@@ -95,7 +94,6 @@ impl OpenRelease {
             column: line.column(token.start),
             version,
             license: None,
-            builder: None,
             last: None,
         })
     }
@@ -108,7 +106,7 @@ impl OpenRelease {
     /// Adds `release`, read earlier from a byte-identical block, instead of
     /// this block's properties.
     pub(crate) fn push_reused(
-        self,
+        &self,
         revision: &mut RevisionBuilder,
         release: ArtifactRelease,
     ) -> Result<(), JournalError> {
@@ -120,6 +118,7 @@ impl OpenRelease {
     /// Reads one property line (its keyword already read).
     pub(crate) fn property(
         &mut self,
+        builder: &mut Option<ReleaseBuilder>,
         coordinate: &ArtifactCoordinate,
         keyword: Token<'_>,
         mut cursor: Cursor<'_>,
@@ -156,7 +155,7 @@ impl OpenRelease {
                 let Some(license) = self.license.take() else {
                     return Err(line.syntax(keyword.start, "found `CONTENT`, expected `LICENSE`"));
                 };
-                self.builder = Some(ReleaseBuilder::new(
+                *builder = Some(ReleaseBuilder::new(
                     coordinate.clone(),
                     self.version.clone(),
                     license,
@@ -166,14 +165,14 @@ impl OpenRelease {
             Property::Description => {
                 let (description, _) = interner.quoted(&mut cursor, "a quoted description")?;
                 cursor.finish()?;
-                self.builder_mut(&line, keyword)?.description(description);
+                Self::builder_mut(builder, &line, keyword)?.description(description);
             }
             Property::Depends => {
                 let (artifact, at) = interner.coordinate(&mut cursor, "an artifact coordinate")?;
                 let (requirement, _) = interner
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor, interner)?;
-                let builder = self.builder_mut(&line, keyword)?;
+                let builder = Self::builder_mut(builder, &line, keyword)?;
                 let dependency = build::dependency(artifact, requirement, description);
                 located(builder.push_dependency(dependency), &line, at.start)?;
             }
@@ -192,7 +191,7 @@ impl OpenRelease {
                     )
                 };
                 let description = trailing_description(&mut cursor, interner)?;
-                let builder = self.builder_mut(&line, keyword)?;
+                let builder = Self::builder_mut(builder, &line, keyword)?;
                 let exclusion = build::exclusion(artifact, requirement, description);
                 located(builder.push_exclusion(exclusion), &line, at.start)?;
             }
@@ -201,7 +200,7 @@ impl OpenRelease {
                 let (requirement, _) = interner
                     .requirement(&mut cursor, "a requirement (`*`, a version or an interval)")?;
                 let description = trailing_description(&mut cursor, interner)?;
-                let builder = self.builder_mut(&line, keyword)?;
+                let builder = Self::builder_mut(builder, &line, keyword)?;
                 let preference = build::preference(artifact, requirement, description);
                 located(builder.push_preference(preference), &line, at.start)?;
             }
@@ -218,6 +217,7 @@ impl OpenRelease {
     /// `line_start` is the line's offset in the text.
     pub(crate) fn quick_property(
         &mut self,
+        builder: &mut Option<ReleaseBuilder>,
         coordinate: &ArtifactCoordinate,
         line: &Line<'_>,
         line_start: usize,
@@ -240,7 +240,7 @@ impl OpenRelease {
                     return None;
                 }
                 let license = self.license.take()?;
-                self.builder = Some(ReleaseBuilder::new(
+                *builder = Some(ReleaseBuilder::new(
                     coordinate.clone(),
                     self.version.clone(),
                     license,
@@ -252,11 +252,11 @@ impl OpenRelease {
                 if !quick.at_end() {
                     return None;
                 }
-                self.builder.as_mut()?.description(description);
+                builder.as_mut()?.description(description);
             }
             Property::Depends | Property::Excludes | Property::Prefers => {
                 if self.last < Some(Property::Depends)
-                    && let Some(builder) = self.builder.as_mut()
+                    && let Some(builder) = builder.as_mut()
                 {
                     // The release's first list line: its lists are sized
                     // once, to the lines of the usual spelling that follow.
@@ -280,7 +280,7 @@ impl OpenRelease {
                 if !quick.at_end() {
                     return None;
                 }
-                let builder = self.builder.as_mut()?;
+                let builder = builder.as_mut()?;
                 let pushed = match (property, requirement) {
                     (Property::Depends, Some(requirement)) => builder
                         .push_dependency(build::dependency(artifact, requirement, description)),
@@ -349,12 +349,12 @@ impl OpenRelease {
         Err(line.syntax(keyword.start, message))
     }
 
-    fn builder_mut(
-        &mut self,
+    fn builder_mut<'b>(
+        builder: &'b mut Option<ReleaseBuilder>,
         line: &Line<'_>,
         keyword: Token<'_>,
-    ) -> Result<&mut ReleaseBuilder, JournalError> {
-        match self.builder.as_mut() {
+    ) -> Result<&'b mut ReleaseBuilder, JournalError> {
+        match builder.as_mut() {
             Some(builder) => Ok(builder),
             None => Err(line.syntax(
                 keyword.start,
@@ -368,14 +368,15 @@ impl OpenRelease {
 
     /// Closes the block at what `found` says (a top-level line or the end of
     /// the text, located at `at`; said only in an error) and adds the
-    /// release to `revision`.
+    /// release to `revision`, built by `builder` (taken: `None` after).
     pub(crate) fn close(
-        self,
+        &self,
+        builder: &mut Option<ReleaseBuilder>,
         revision: &mut RevisionBuilder,
         found: &dyn Fn() -> String,
         at: (usize, usize),
     ) -> Result<(), JournalError> {
-        let Some(builder) = self.builder else {
+        let Some(builder) = builder.take() else {
             let missing = if self.license.is_none() {
                 "`  LICENSE <license>`"
             } else {
