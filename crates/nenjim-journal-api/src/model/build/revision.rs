@@ -196,19 +196,24 @@ impl RevisionBuilder {
         _reason: &Description,
         yank: bool,
         keyword: &str,
-    ) -> Result<Vec<usize>, JournalError> {
+    ) -> Result<std::ops::Range<usize>, JournalError> {
         let start = match requirement.lower() {
             std::ops::Bound::Unbounded => 0,
             std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => {
                 self.releases.partition_point(|r| r.version() < v)
             }
         };
-        let mut matched = Vec::new();
+        // Requirements are contiguous ranges in precedence order: the
+        // matched releases are one run of indexes.
+        let mut matched = start..start;
         for (i, release) in self.releases.iter().enumerate().skip(start) {
             if requirement.matches(release.version()) {
-                matched.push(i);
+                if matched.is_empty() {
+                    matched.start = i;
+                }
+                matched.end = i + 1;
             } else if !matched.is_empty() {
-                break; // requirements are contiguous ranges in precedence order
+                break;
             } else if let std::ops::Bound::Included(u) | std::ops::Bound::Excluded(u) =
                 requirement.upper()
                 && release.version() > u
@@ -222,7 +227,7 @@ impl RevisionBuilder {
             )));
         }
         let marks = if yank { &self.yanked } else { &self.deprecated };
-        if let Some(&i) = matched.iter().find(|&&i| marks[i].is_some()) {
+        if let Some(i) = matched.clone().find(|&i| marks[i].is_some()) {
             return Err(semantic(format!(
                 "found {keyword} {requirement} matching release {}, which an earlier {keyword} already matches; expected each release in at most one {keyword}",
                 self.releases[i].version()
