@@ -90,7 +90,20 @@ impl Reuse<'_> {
         {
             self.next += 1;
         }
-        let release = releases.get(self.next).filter(|r| r.version() == version)?;
+        if releases.get(self.next)?.version() != version {
+            return None;
+        }
+        self.next_block(text, start)
+    }
+
+    /// The previous release after the last one reused (or passed over) and
+    /// the length of its block, if that block is byte-for-byte the block of
+    /// `text` that starts at `start` and ends at the same place (as
+    /// [`find`](Self::find) says). Asked before the `RELEASE` line's
+    /// version is read: a successor restates its predecessor's releases in
+    /// order, and the identical line holds the same version.
+    fn next_block(&mut self, text: &str, start: usize) -> Option<(ArtifactRelease, &Block)> {
+        let release = self.previous.revision.releases().get(self.next)?;
         let place = self.previous.blocks.get(self.next)?;
         let block = self.previous.text.get(place.bytes.clone())?;
         let rest = text.get(start..)?;
@@ -101,7 +114,12 @@ impl Reuse<'_> {
             None => true,
             Some(b) => block.ends_with('\n') && !matches!(b, b' ' | b'#' | b'\r' | b'\n'),
         };
-        ends.then(|| (release.clone(), place))
+        if !ends {
+            return None;
+        }
+        // Versions ascend: this release cannot be asked for again.
+        self.next += 1;
+        Some((release.clone(), place))
     }
 }
 
@@ -171,6 +189,22 @@ impl Body<'_> {
             located(self.revision.check_release_allowed(), &line, keyword.start)?;
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Releases;
+            // The predecessor's next block, restated byte for byte: its
+            // version is that release's, not read again.
+            if let Some((release, place)) = self
+                .reuse
+                .as_mut()
+                .and_then(|reuse| reuse.next_block(text, start))
+            {
+                let block = Block {
+                    bytes: start..start + place.bytes.len(),
+                    newlines: place.newlines,
+                };
+                let open = OpenRelease::restated(cursor, &self.revision, release.version())?;
+                open.push_reused(&mut self.revision, release)?;
+                self.blocks.push(block.clone());
+                return Ok(Some(block));
+            }
             let open = OpenRelease::open(cursor, &self.revision)?;
             if let Some((release, place)) = self
                 .reuse

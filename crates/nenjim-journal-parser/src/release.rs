@@ -98,6 +98,27 @@ impl OpenRelease {
         })
     }
 
+    /// [`open`](Self::open) for a `RELEASE` line that is byte for byte a
+    /// line an earlier parse read as `version` (the first line of a
+    /// restated block): the version is not read again; the release order
+    /// is checked as `open` checks it, at the version's token.
+    pub(crate) fn restated(
+        mut cursor: Cursor<'_>,
+        revision: &RevisionBuilder,
+        version: &ReleaseVersion,
+    ) -> Result<OpenRelease, JournalError> {
+        let line = cursor.line();
+        let token = cursor.token("a release version")?;
+        located(revision.check_next_release(version), &line, token.start)?;
+        Ok(OpenRelease {
+            line: line.number,
+            column: line.column(token.start),
+            version: version.clone(),
+            license: None,
+            last: None,
+        })
+    }
+
     /// The version on the `RELEASE` line.
     pub(crate) fn version(&self) -> &ReleaseVersion {
         &self.version

@@ -150,6 +150,40 @@ fn errors_after_reused_blocks_keep_their_lines() {
     }
 }
 
+/// A restated block is recognized before its `RELEASE` line is read: two
+/// restated blocks swapped, or one restated twice, fail as `parse` fails
+/// them (the release order, located at the version), and blocks restated
+/// after a dropped one are still found.
+#[test]
+fn restated_blocks_out_of_order_twice_or_after_a_gap_read_as_parse_reads_them() {
+    let base = example(HUBD, HUBD_STEMS[2]);
+    let previous = parsed(&base);
+    let starts: Vec<usize> = base
+        .match_indices("\nRELEASE ")
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert!(starts.len() >= 3, "{base}");
+    let (a, b, c) = (starts[0], starts[1], starts[2]);
+    let (first, second) = (&base[a..b], &base[b..c]);
+    let swapped = format!("{}{second}{first}{}", &base[..a], &base[c..]);
+    let twice = format!("{}{first}{first}{}", &base[..a], &base[b..]);
+    for text in [&swapped, &twice] {
+        let error = parse(text).expect_err(text);
+        assert!(error.line().is_some(), "{error}");
+        assert_same_as_parse(text, Some(&previous));
+    }
+    // The second block (1.0.0) dropped with the statement that names it:
+    // the blocks after it are restated after a gap.
+    let statement = "DEPRECATE [1.0.0,1.1.0-rc.1) \"1.0 line is in maintenance only\"\n";
+    assert!(base.contains(statement), "{base}");
+    let gap = format!("{}{}", &base[..b], &base[c..]).replace(statement, "");
+    assert_same_as_parse(&gap, Some(&previous));
+    let read = parse_after(gap, &mut Interner::default(), Some(&previous))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let releases = read.revision().releases().len();
+    assert_eq!(shared(read.revision(), previous.revision()), releases);
+}
+
 #[test]
 fn crlf_and_a_missing_final_newline_are_compared_byte_for_byte() {
     let base = example(HUBD, HUBD_STEMS[2]);
