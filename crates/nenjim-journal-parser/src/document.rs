@@ -65,7 +65,7 @@ struct Reuse<'p> {
 }
 
 impl Reuse<'_> {
-    /// The previous release `version` and the length of its block, if that
+    /// The previous release `version` and its block placed at `start`, if that
     /// block is byte-for-byte the block of `text` that starts at `start`.
     ///
     /// A block runs from its `RELEASE` line to the next top-level line (or
@@ -82,7 +82,7 @@ impl Reuse<'_> {
         version: &ReleaseVersion,
         text: &str,
         start: usize,
-    ) -> Option<(ArtifactRelease, &Block)> {
+    ) -> Option<(ArtifactRelease, Block)> {
         let releases = self.previous.revision.releases();
         while releases
             .get(self.next)
@@ -97,12 +97,12 @@ impl Reuse<'_> {
     }
 
     /// The previous release after the last one reused (or passed over) and
-    /// the length of its block, if that block is byte-for-byte the block of
+    /// its block placed at `start`, if that block is byte-for-byte the block of
     /// `text` that starts at `start` and ends at the same place (as
     /// [`find`](Self::find) says). Asked before the `RELEASE` line's
     /// version is read: a successor restates its predecessor's releases in
     /// order, and the identical line holds the same version.
-    fn next_block(&mut self, text: &str, start: usize) -> Option<(ArtifactRelease, &Block)> {
+    fn next_block(&mut self, text: &str, start: usize) -> Option<(ArtifactRelease, Block)> {
         let release = self.previous.revision.releases().get(self.next)?;
         let place = self.previous.blocks.get(self.next)?;
         let block = self.previous.text.get(place.bytes.clone())?;
@@ -117,9 +117,13 @@ impl Reuse<'_> {
         if !ends {
             return None;
         }
+        let block = Block {
+            bytes: start..start + place.bytes.len(),
+            newlines: place.newlines,
+        };
         // Versions ascend: this release cannot be asked for again.
         self.next += 1;
-        Some((release.clone(), place))
+        Some((release.clone(), block))
     }
 }
 
@@ -190,31 +194,23 @@ impl Body<'_> {
             self.close(Some(word), (line.number, line.column(keyword.start)), start)?;
             self.stage = Stage::Releases;
             // The predecessor's next block, restated byte for byte: its
-            // version is that release's, not read again.
-            if let Some((release, place)) = self
-                .reuse
-                .as_mut()
-                .and_then(|reuse| reuse.next_block(text, start))
-            {
-                let block = Block {
-                    bytes: start..start + place.bytes.len(),
-                    newlines: place.newlines,
-                };
-                let open = OpenRelease::restated(cursor, &self.revision, release.version())?;
-                open.push_reused(&mut self.revision, release)?;
-                self.blocks.push(block.clone());
-                return Ok(Some(block));
-            }
-            let open = OpenRelease::open(cursor, &self.revision)?;
-            if let Some((release, place)) = self
-                .reuse
-                .as_mut()
-                .and_then(|reuse| reuse.find(open.version(), text, start))
-            {
-                let block = Block {
-                    bytes: start..start + place.bytes.len(),
-                    newlines: place.newlines,
-                };
+            // version is that release's, not read again; else the version
+            // is read and the predecessor's block of that version compared.
+            let (open, reused) = match self.reuse.as_mut().and_then(|r| r.next_block(text, start)) {
+                Some((release, block)) => (
+                    OpenRelease::restated(cursor, &self.revision, release.version())?,
+                    Some((release, block)),
+                ),
+                None => {
+                    let open = OpenRelease::open(cursor, &self.revision)?;
+                    let found = self
+                        .reuse
+                        .as_mut()
+                        .and_then(|reuse| reuse.find(open.version(), text, start));
+                    (open, found)
+                }
+            };
+            if let Some((release, block)) = reused {
                 open.push_reused(&mut self.revision, release)?;
                 self.blocks.push(block.clone());
                 return Ok(Some(block));
