@@ -55,44 +55,37 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     (wide as u64) ^ ((wide >> 64) as u64)
 }
 
-/// One slot of a [`TokenMap`]: the high half of the key's hash (compared
-/// before the key's bytes) and the index of its entry plus one (0: empty).
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    tag: u32,
-    entry: u32,
-}
-
 /// Values by the exact bytes of their token: an open-addressing table
-/// (linear probing, at most half full) over a list of entries. A lookup is
-/// one [`hash_bytes`] of the token and, on a hit, one comparison of its
-/// bytes with the stored key (slots whose tag differs are passed over
-/// without touching their entry); no allocation. A miss stores the key once.
+/// (linear probing, at most three quarters full) whose slots hold the key
+/// and the value themselves. A look-up is one [`hash_bytes`] of the token
+/// and, on a hit, a comparison with the key in its slot (a key of up to
+/// [`Key::INLINE`] bytes is in the slot itself); no allocation. A miss
+/// stores the key once.
+///
+/// Why the slots hold their entries: a start looks up the coordinates its
+/// dependency lines name, at random among thousands, and a table of slots
+/// that pointed into a list of entries missed the cache twice a look-up,
+/// once for the slot, once for its entry (perf, the 100 000-file bench
+/// root: the two loads were a tenth of the start's samples). One slot of
+/// 40 bytes is one miss, and the table, fuller than half, is no larger
+/// than the slots and the list were.
 #[derive(Debug)]
-struct TokenMap<V: Keyed> {
-    slots: Box<[Slot]>,
-    entries: Vec<V::Entry>,
+struct TokenMap<V> {
+    slots: Box<[Option<Entry<V>>]>,
+    len: usize,
 }
 
-/// A value a [`TokenMap`] holds, and what its entries keep to compare a
-/// token with: the token itself beside the value, or nothing more for a
-/// coordinate, whose text is its token, which saves a copy of every
-/// distinct coordinate in each worker's table.
-trait Keyed: Sized {
-    /// An entry of a table of `Self`.
-    type Entry;
-    /// The entry of `value`, read from `key`.
-    fn entry(key: &str, value: Self) -> Self::Entry;
-    /// The bytes of the token `entry` was stored for.
-    fn key(entry: &Self::Entry) -> &[u8];
-    /// The value of `entry`.
-    fn value(entry: &Self::Entry) -> &Self;
+/// A token and its value, in a [`TokenMap`]'s slot.
+#[derive(Debug)]
+struct Entry<V> {
+    key: Key,
+    value: V,
 }
 
 /// A token kept as a table's key: up to [`Key::INLINE`] bytes inside the
-/// entry itself, so that comparing a looked-up token with it reads the
-/// entry and no other allocation (a requirement's token is a dozen bytes;
-/// its value, read next, is another allocation), a longer one boxed.
+/// slot itself, so that comparing a looked-up token with it reads the slot
+/// and no other allocation, a longer one boxed (its length, beside the
+/// pointer, is compared before its bytes are read).
 #[derive(Debug)]
 enum Key {
     Short { len: u8, bytes: [u8; Key::INLINE] },
@@ -101,7 +94,8 @@ enum Key {
 
 impl Key {
     /// The longest key stored inline: the enum is then 32 bytes, as a
-    /// boxed key's pointer and length plus its allocation's header are.
+    /// boxed key's pointer and length plus its allocation's header are
+    /// (nearly every coordinate and requirement fits).
     const INLINE: usize = 30;
 
     fn new(key: &str) -> Key {
@@ -123,62 +117,26 @@ impl Key {
     }
 }
 
-/// Values stored with their token.
-macro_rules! keyed_by_token {
-    ($($t:ty),*) => {$(
-        impl Keyed for $t {
-            type Entry = (Key, $t);
-            fn entry(key: &str, value: Self) -> Self::Entry {
-                (Key::new(key), value)
-            }
-            fn key(entry: &Self::Entry) -> &[u8] {
-                entry.0.bytes()
-            }
-            fn value(entry: &Self::Entry) -> &Self {
-                &entry.1
-            }
-        }
-    )*};
-}
-
-keyed_by_token!(VersionRequirement, Description, LicenseExpression);
-
-/// A coordinate's text is exactly the token it was read from (its
-/// `FromStr` keeps it whole, and an equal coordinate has the same text), so
-/// an entry is the coordinate alone.
-impl Keyed for ArtifactCoordinate {
-    type Entry = ArtifactCoordinate;
-    fn entry(_key: &str, value: Self) -> Self::Entry {
-        value
-    }
-    fn key(entry: &Self::Entry) -> &[u8] {
-        entry.as_bytes()
-    }
-    fn value(entry: &Self::Entry) -> &Self {
-        entry
-    }
-}
-
-impl<V: Keyed> Default for TokenMap<V> {
+impl<V> Default for TokenMap<V> {
     fn default() -> Self {
         TokenMap {
             slots: Box::default(),
-            entries: Vec::new(),
+            len: 0,
         }
     }
 }
 
-impl<V: Keyed> TokenMap<V> {
+impl<V> TokenMap<V> {
     /// A table with room for `n` keys before it grows.
     fn with_capacity(n: usize) -> TokenMap<V> {
         let slots = if n == 0 {
             0
         } else {
-            (2 * n).next_power_of_two()
+            (n + n / 3 + 1).next_power_of_two()
         };
         TokenMap {
-            slots: vec![Slot::default(); slots].into_boxed_slice(),
-            entries: Vec::with_capacity(n),
+            slots: std::iter::repeat_with(|| None).take(slots).collect(),
+            len: 0,
         }
     }
 
@@ -186,70 +144,57 @@ impl<V: Keyed> TokenMap<V> {
     #[inline]
     fn get(&self, hash: u64, key: &str) -> Option<&V> {
         let mask = self.slots.len().checked_sub(1)?;
-        let tag = (hash >> 32) as u32;
         let mut i = hash as usize & mask;
         loop {
-            let slot = *self.slots.get(i)?;
-            if slot.entry == 0 {
-                return None;
-            }
-            if slot.tag == tag
-                && let Some(stored) = self.entries.get(slot.entry as usize - 1)
-                && V::key(stored) == key.as_bytes()
-            {
-                return Some(V::value(stored));
+            let entry = self.slots.get(i)?.as_ref()?;
+            if entry.key.bytes() == key.as_bytes() {
+                return Some(&entry.value);
             }
             i = (i + 1) & mask;
         }
     }
 
     /// Stores `value` for `key` (whose hash is `hash`), known to be absent.
-    /// A table that cannot number another entry keeps what it has (it is a
-    /// cache: the value is still returned to the caller, just not kept).
     fn insert(&mut self, hash: u64, key: &str, value: V) {
-        let Ok(entry) = u32::try_from(self.entries.len() + 1) else {
-            return;
-        };
-        if 2 * (self.entries.len() + 1) > self.slots.len() {
+        if 4 * (self.len + 1) > 3 * self.slots.len() {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        while let Some(slot) = self.slots.get_mut(i) {
-            if slot.entry == 0 {
-                *slot = Slot {
-                    tag: (hash >> 32) as u32,
-                    entry,
-                };
-                self.entries.push(V::entry(key, value));
-                return;
-            }
-            i = (i + 1) & mask;
+        let entry = Entry {
+            key: Key::new(key),
+            value,
+        };
+        if place(&mut self.slots, hash, entry) {
+            self.len += 1;
         }
     }
 
     /// Doubles the slots (at least 16) and places every entry again.
     fn grow(&mut self) {
         let len = (2 * self.slots.len()).max(16);
-        let mut slots = vec![Slot::default(); len].into_boxed_slice();
-        let mask = len - 1;
-        for (n, entry) in self.entries.iter().enumerate() {
-            let hash = hash_bytes(V::key(entry));
-            let mut i = hash as usize & mask;
-            while let Some(slot) = slots.get_mut(i) {
-                if slot.entry == 0 {
-                    *slot = Slot {
-                        tag: (hash >> 32) as u32,
-                        // `n + 1` fits: `insert` numbers entries as `u32`.
-                        entry: u32::try_from(n + 1).unwrap_or(u32::MAX),
-                    };
-                    break;
-                }
-                i = (i + 1) & mask;
-            }
+        let mut slots: Box<[Option<Entry<V>>]> =
+            std::iter::repeat_with(|| None).take(len).collect();
+        for entry in std::mem::take(&mut self.slots).into_iter().flatten() {
+            place(&mut slots, hash_bytes(entry.key.bytes()), entry);
         }
         self.slots = slots;
     }
+}
+
+/// Puts `entry` in the first free slot from its hash's; `false` (and the
+/// entry dropped) if there is none, which a table less than full never has.
+fn place<V>(slots: &mut [Option<Entry<V>>], hash: u64, entry: Entry<V>) -> bool {
+    let Some(mask) = slots.len().checked_sub(1) else {
+        return false;
+    };
+    let mut i = hash as usize & mask;
+    for _ in 0..slots.len() {
+        if let Some(slot @ None) = slots.get_mut(i) {
+            *slot = Some(entry);
+            return true;
+        }
+        i = (i + 1) & mask;
+    }
+    false
 }
 
 /// Values already validated, by their exact token, shared between the
@@ -334,7 +279,7 @@ impl Interner {
         expected: &str,
     ) -> Result<(V, Token<'a>), JournalError>
     where
-        V: FromStr<Err = JournalError> + Clone + Keyed,
+        V: FromStr<Err = JournalError> + Clone,
     {
         let token = cursor.token(expected)?;
         let hash = hash_bytes(token.text.as_bytes());
@@ -367,7 +312,7 @@ impl Interner {
     #[inline]
     fn value_of<V>(&mut self, table: fn(&mut Tables) -> &mut TokenMap<V>, token: &str) -> Option<V>
     where
-        V: FromStr<Err = JournalError> + Clone + Keyed,
+        V: FromStr<Err = JournalError> + Clone,
     {
         let hash = hash_bytes(token.as_bytes());
         if let Some(value) = table(&mut self.tables).get(hash, token) {
@@ -437,5 +382,63 @@ impl Interner {
         let value = text.parse::<LicenseExpression>()?;
         self.tables.licenses.insert(hash, text, value.clone());
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TokenMap, hash_bytes};
+
+    /// Keys of every length around the inline limit, some longer than it.
+    fn keys() -> Vec<String> {
+        (0..2_000)
+            .map(|n| format!("{}{n}", "k".repeat(n % 40)))
+            .collect()
+    }
+
+    #[test]
+    fn a_table_finds_every_key_it_stored_through_its_growth() {
+        let mut table = TokenMap::default();
+        let keys = keys();
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(table.get(hash_bytes(key.as_bytes()), key), None);
+            table.insert(hash_bytes(key.as_bytes()), key, n);
+        }
+        assert_eq!(table.len, keys.len());
+        assert!(4 * table.len <= 3 * table.slots.len(), "at most 3/4 full");
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(
+                table.get(hash_bytes(key.as_bytes()), key),
+                Some(&n),
+                "{key}"
+            );
+        }
+        assert_eq!(table.get(hash_bytes(b"absent"), "absent"), None);
+    }
+
+    #[test]
+    fn keys_with_one_hash_are_told_apart_by_their_bytes() {
+        // Every key in the same slot chain (the hash is the caller's), short
+        // and long keys, and keys that are prefixes of each other (six keys
+        // in eight slots: no growth, which would place them by their own hash).
+        let mut table = TokenMap::with_capacity(4);
+        let keys = [
+            "a",
+            "ab",
+            "abc",
+            &"x".repeat(30),
+            &"x".repeat(31),
+            &"x".repeat(64),
+        ];
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(table.get(7, key), None);
+            table.insert(7, key, n);
+        }
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(table.get(7, key), Some(&n), "{key}");
+        }
+        assert_eq!(table.get(7, ""), None);
+        assert_eq!(table.get(7, &"x".repeat(29)), None);
+        assert_eq!(table.get(7, &"x".repeat(32)), None);
     }
 }
