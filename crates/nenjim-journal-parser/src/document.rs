@@ -73,10 +73,12 @@ impl Reuse<'_> {
     /// bytes, read in the same artifact, give identical values: every rule
     /// of a block looks only at the block and its artifact; the order of
     /// releases, which looks further, is checked at the `RELEASE` line
-    /// before this is asked. The block must also end at the same place: the
-    /// bytes after it are the end of the text, or (after a `\n`) a line
-    /// that cannot continue a block (not indented, not a comment, not
-    /// blank). Anything else is read line by line, as without reuse.
+    /// before this is asked. The block, less the empty lines that end it
+    /// ([`core`]), must also end at the same place: the bytes after it are
+    /// the end of the text, or (after a `\n` and any empty lines, which are
+    /// then read as usual) a line that cannot continue a block (not
+    /// indented, not a comment). Anything else is read line by line, as
+    /// without reuse.
     fn find(
         &mut self,
         version: &ReleaseVersion,
@@ -105,26 +107,47 @@ impl Reuse<'_> {
     fn next_block(&mut self, text: &str, start: usize) -> Option<(ArtifactRelease, Block)> {
         let release = self.previous.revision.releases().get(self.next)?;
         let place = self.previous.blocks.get(self.next)?;
-        let block = self.previous.text.get(place.bytes.clone())?;
+        let (block, newlines) = core(self.previous.text.get(place.bytes.clone())?, place.newlines);
         let rest = text.get(start..)?;
         if !rest.starts_with(block) {
             return None;
         }
-        let ends = match rest.as_bytes().get(block.len()) {
-            None => true,
-            Some(b) => block.ends_with('\n') && !matches!(b, b' ' | b'#' | b'\r' | b'\n'),
+        // Empty lines after the block are read as usual, after it; the
+        // line after them must not continue the block.
+        let after = rest.get(block.len()..)?;
+        let ends = if block.ends_with('\n') {
+            !matches!(
+                after.trim_start_matches('\n').as_bytes().first(),
+                Some(b' ' | b'#' | b'\r')
+            )
+        } else {
+            after.is_empty()
         };
         if !ends {
             return None;
         }
         let block = Block {
-            bytes: start..start + place.bytes.len(),
-            newlines: place.newlines,
+            bytes: start..start + block.len(),
+            newlines,
         };
         // Versions ascend: this release cannot be asked for again.
         self.next += 1;
         Some((release.clone(), block))
     }
+}
+
+/// A release block without the empty lines that end it (its last line's
+/// `\n` kept), and its line terminators then. The block before a
+/// revision's policy, or before any line set apart by an empty line,
+/// ends with one; restated in the next revision before one more release,
+/// it does not, and its values are the same: they are in the lines kept.
+fn core(block: &str, newlines: usize) -> (&str, usize) {
+    let kept = block.trim_end_matches('\n');
+    if kept.len() == block.len() {
+        return (block, newlines);
+    }
+    let kept = block.get(..kept.len() + 1).unwrap_or(block);
+    (kept, newlines.saturating_sub(block.len() - kept.len()))
 }
 
 /// Everything after the header's `DESCRIPTION`.
@@ -434,4 +457,67 @@ fn read(
         Hashing::Apart(digest) => digest(),
     };
     Ok((body.revision.build(digest), blocks))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)] // tests fail loudly
+
+    use super::{Block, Previous, Reuse, parse};
+    use crate::interner::Interner;
+
+    const OLD: &str = "FORMAT nenjim-journal/1\nARTIFACT left-pad\n\
+        JOURNAL_VERSION 20261129T101530Z\nPREDECESSOR GENESIS\nDESCRIPTION \"pads\"\n\
+        \nRELEASE 1.0.0\n  LICENSE MIT\n  CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 4821\n\
+        \nRECOMMEND 1.0.0\n";
+    const BLOCK: &str = "RELEASE 1.0.0\n  LICENSE MIT\n  CONTENT sha256:1e0a5b9c3d2f4a6b8c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d 4821\n";
+
+    /// The block of `OLD`'s release 1.0.0 that `new` restates, if reused.
+    fn reused(new: &str) -> Option<Block> {
+        let (revision, blocks) =
+            parse(OLD, &mut Interner::default(), None).unwrap_or_else(|e| panic!("{e}"));
+        // The previous block ends with the empty line before the policy.
+        assert!(
+            OLD.get(blocks[0].bytes.clone())
+                .is_some_and(|b| b.ends_with("\n\n"))
+        );
+        let previous = Previous {
+            text: OLD,
+            revision: &revision,
+            blocks: &blocks,
+        };
+        let start = new.find("RELEASE 1.0.0")?;
+        let mut reuse = Reuse { previous, next: 0 };
+        reuse.next_block(new, start).map(|(_, block)| block)
+    }
+
+    #[test]
+    fn a_block_is_reused_whatever_empty_lines_end_it() {
+        let at = OLD.find(BLOCK).unwrap_or_else(|| panic!("the block"));
+        let core = Block {
+            bytes: at..at + BLOCK.len(),
+            newlines: 3,
+        };
+        for new in [
+            OLD.to_owned(),
+            OLD.replace("4821\n\n", "4821\n"),
+            OLD.replace("4821\n\n", "4821\n\n\n"),
+            OLD.replace("4821\n\n", "4821\nRELEASE 1.1.0\n"),
+            OLD.replace("4821\n\nRECOMMEND 1.0.0\n", "4821\n"),
+            OLD.replace("4821\n\nRECOMMEND 1.0.0\n", "4821\n\n"),
+        ] {
+            assert_eq!(reused(&new), Some(core.clone()), "{new}");
+        }
+        // A line after the empty lines that may continue the block, or a
+        // block that ends without its newline: read, not reused.
+        for new in [
+            OLD.replace("4821\n\n", "4821\n\n  # c\n"),
+            OLD.replace("4821\n\n", "4821\n\n# c\n"),
+            OLD.replace("4821\n\n", "4821\n  \n"),
+            OLD.replace("4821\n\n", "4821\n\r\n"),
+            OLD.replace("4821\n\nRECOMMEND 1.0.0\n", "4821"),
+        ] {
+            assert_eq!(reused(&new), None, "{new}");
+        }
+    }
 }

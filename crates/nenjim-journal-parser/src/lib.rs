@@ -185,9 +185,11 @@ impl ParsedText {
 /// again.
 ///
 /// A release block (its `RELEASE` line and everything up to the next
-/// top-level line or the end of the text, comment and blank lines included)
-/// that is byte-for-byte a block of `previous`, for the same version of the
-/// same artifact and ending the same way, gets `previous`'s release values
+/// top-level line or the end of the text, comment and blank lines included,
+/// less the empty lines that end it) that is byte-for-byte a block of
+/// `previous`, for the same version of the same artifact and ending the
+/// same way (the empty lines after it, then a line that cannot continue
+/// it, or the end of the text), gets `previous`'s release values
 /// (shared, not copied) instead of being read line by line. Identical bytes
 /// in the same artifact always give identical values, and the rules that
 /// look beyond a block (release order, policy) are still checked, so the

@@ -185,6 +185,37 @@ fn restated_blocks_out_of_order_twice_or_after_a_gap_read_as_parse_reads_them() 
 }
 
 #[test]
+fn empty_lines_after_a_restated_block_read_as_parse_reads_them() {
+    // The last block before the policy ends with an empty line; its
+    // successor restates it without one, before one more release, or with
+    // more, and errors and values after it keep their lines.
+    let base = example(HUBD, HUBD_STEMS[2]);
+    let previous = parsed(&base);
+    let last = "  PREFERS org.slf4j.slf4j-api *\n\nYANK";
+    assert!(base.contains(last));
+    let added = "RELEASE 1.2.0\n  LICENSE MIT\n  CONTENT sha256:3c2d7e1f5a4b6c8d0e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d 1\n";
+    for then in [
+        format!("{added}\nYANK"),
+        format!("{added}YANK"),
+        format!("\n\n{added}\n\nYANK"),
+        format!("{}\nYANK", added.replace(" 1\n", " x\n")),
+        format!("\n\n{}\nYANK", added.replace("MIT", "NOT A LICENSE")),
+        "\n\nYANK 9.9.9 \"no such release\"\nYANK".to_owned(),
+        "\n\n  DESCRIPTION \"late\"\nYANK".to_owned(),
+        "\n\n\u{e9}\nYANK".to_owned(),
+    ] {
+        let text = base.replacen(last, &format!("  PREFERS org.slf4j.slf4j-api *\n{then}"), 1);
+        assert_same_as_parse(&text, Some(&previous));
+        let again = parsed(&base.replacen(
+            last,
+            &format!("  PREFERS org.slf4j.slf4j-api *\n{added}\nYANK"),
+            1,
+        ));
+        assert_same_as_parse(&text, Some(&again));
+    }
+}
+
+#[test]
 fn crlf_and_a_missing_final_newline_are_compared_byte_for_byte() {
     let base = example(HUBD, HUBD_STEMS[2]);
     let crlf = base.replace('\n', "\r\n");
