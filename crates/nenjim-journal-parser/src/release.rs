@@ -16,7 +16,7 @@ use nenjim_journal_api::valuetypes::{
     ReleaseVersion,
 };
 
-use crate::interner::Interner;
+use crate::interner::{Interner, Warm};
 use crate::lines::Line;
 use crate::semantic::located;
 use crate::tokens::{Cursor, Quick, Token, shown};
@@ -281,8 +281,14 @@ impl OpenRelease {
                 {
                     // The release's first list line: its lists are sized
                     // once, to the lines of the usual spelling that follow.
-                    let (d, e, p) = quick.list_lines(line_start);
+                    // Their coordinates and requirements are looked up
+                    // next, at random in tables larger than the cache: the
+                    // slots are read now, together, so that their misses
+                    // overlap instead of coming one a line.
+                    let mut warm = Warm::default();
+                    let (d, e, p) = quick.list_lines(line_start, |c, r| warm.add(c, r));
                     builder.reserve(d, e, p);
+                    interner.warm(&warm);
                 }
                 let at = quick.offset() + 1 - line_start;
                 let artifact = interner.coordinate_of(quick.token()?)?;

@@ -415,8 +415,15 @@ impl<'a> Quick<'a> {
     /// How many lines from the one that starts at `line_start` on start
     /// `  DEPENDS `, `  EXCLUDES ` and `  PREFERS ` (in that order, each
     /// counted up to the first line that starts otherwise): a size hint for
-    /// a release's lists, which decides nothing.
-    pub(crate) fn list_lines(&self, line_start: usize) -> (usize, usize, usize) {
+    /// a release's lists, which decides nothing. `each` is given the first
+    /// two tokens of each line counted (the second if it is not quoted),
+    /// as a guess of its coordinate and requirement, which decides nothing
+    /// either ([`Interner::warm`](crate::interner::Interner::warm)).
+    pub(crate) fn list_lines(
+        &self,
+        line_start: usize,
+        mut each: impl FnMut(&'a str, Option<&'a str>),
+    ) -> (usize, usize, usize) {
         let bytes = self.text.as_bytes();
         let mut counts = [0usize; 3];
         let mut kind = 0;
@@ -438,7 +445,20 @@ impl<'a> Quick<'a> {
             }
             kind = k;
             counts[k] += 1;
-            match self.index.next_newline(at) {
+            let newline = self.index.next_newline(at);
+            let end = newline.unwrap_or(bytes.len());
+            // The tokens end at the index's stops (a space or the `\n`).
+            let first = (at + 10 + usize::from(k == 1)).min(end);
+            let second = self.index.next_stop(first).unwrap_or(end).min(end);
+            let third = self.index.next_stop(second + 1).unwrap_or(end).min(end);
+            if let Some(coordinate) = self.text.get(first..second) {
+                let requirement = self
+                    .text
+                    .get(second + 1..third)
+                    .filter(|t| !t.is_empty() && !t.starts_with('"'));
+                each(coordinate, requirement);
+            }
+            match newline {
                 Some(newline) => at = newline + 1,
                 None => break,
             }
@@ -533,5 +553,36 @@ mod tests {
         c.keyword();
         let e = c.quoted("q").err().and_then(|e| e.column());
         assert_eq!(e, Some(6));
+    }
+
+    #[test]
+    fn list_lines_counts_the_usual_lists_and_guesses_their_tokens() {
+        let text = "RELEASE 1.0.0\n  DEPENDS a.b 1.0.0\n  DEPENDS c [1.0.0,2.0.0) \"why\"\n\
+            \x20 EXCLUDES d\n  EXCLUDES e \"no\"\n  EXCLUDES f (,1.0.0)\n  PREFERS g *\n\
+            \x20 DEPENDS h 1.0.0\n";
+        let index = crate::index::Index::new(text, false);
+        let start = text.find("  DEPENDS").unwrap_or_default();
+        let quick = Quick::new(text, &index, start + 2, start + 2);
+        let mut seen = Vec::new();
+        let counts = quick.list_lines(start, |c, r| seen.push((c, r)));
+        // The DEPENDS after PREFERS is out of the usual order: not counted.
+        assert_eq!(counts, (2, 3, 1));
+        assert_eq!(
+            seen,
+            [
+                ("a.b", Some("1.0.0")),
+                ("c", Some("[1.0.0,2.0.0)")),
+                ("d", None),
+                ("e", None),
+                ("f", Some("(,1.0.0)")),
+                ("g", Some("*")),
+            ]
+        );
+        // The last line of a text without its newline.
+        let text = "  EXCLUDES x 2.0.0";
+        let index = crate::index::Index::new(text, false);
+        let mut seen = Vec::new();
+        let counts = Quick::new(text, &index, 2, 2).list_lines(0, |c, r| seen.push((c, r)));
+        assert_eq!((counts, seen), ((0, 1, 0), vec![("x", Some("2.0.0"))]));
     }
 }
