@@ -19,9 +19,18 @@ fn too_large(file: &RevisionFile, len: u64) -> JournalError {
 
 /// Reads the file's text: refuses a file over the limit before reading it
 /// (from the listed length) and while reading it (in case it grew), and a
-/// file that is not UTF-8.
-pub(crate) fn read_text(fs: &dyn FileSystem, file: &RevisionFile) -> Result<String, JournalError> {
-    let bytes = read_bytes(fs, file)?;
+/// file that is not UTF-8. Reads into `buf`'s allocation (its bytes are
+/// dropped): a loader reads its files in turn into the few buffers it
+/// recycles ([`FileSystem::read_into`]).
+pub(crate) fn read_text(
+    fs: &dyn FileSystem,
+    file: &RevisionFile,
+    mut buf: Vec<u8>,
+) -> Result<String, JournalError> {
+    let bytes = read_bytes_with(file, |path| {
+        fs.read_into(path, MAX_FILE_LEN, &mut buf)
+            .map(|()| std::mem::take(&mut buf))
+    })?;
     decode(bytes).map_err(|e| e.with_path(file.path()))
 }
 
@@ -149,15 +158,17 @@ pub(crate) fn check_place(
     Ok(())
 }
 
-/// Reads, parses and checks `file`, reusing the unchanged release blocks of
-/// `previous`, the file before it in the same artifact.
+/// Reads (into `buf`'s allocation), parses and checks `file`, reusing the
+/// unchanged release blocks of `previous`, the file before it in the same
+/// artifact.
 pub(crate) fn read_revision(
     fs: &dyn FileSystem,
     file: &RevisionFile,
     interner: &mut Interner,
     previous: Option<&ParsedText>,
+    buf: Vec<u8>,
 ) -> Result<ParsedText, JournalError> {
-    let text = read_text(fs, file)?;
+    let text = read_text(fs, file, buf)?;
     let parsed = nenjim_journal_parser::parse_after(text, interner, previous)
         .map_err(|e| e.with_path(file.path()))?;
     check_place(file, parsed.revision())?;

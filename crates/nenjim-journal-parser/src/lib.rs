@@ -178,6 +178,12 @@ impl ParsedText {
     pub fn into_revision(self) -> JournalRevision {
         self.revision
     }
+
+    /// The text, dropping the revision: a loader reads the file after the
+    /// next into its allocation.
+    pub fn into_text(self) -> String {
+        self.text
+    }
 }
 
 /// [`parse_with`], after `previous`: a successor restates every release of

@@ -145,6 +145,17 @@ pub trait FileSystem: Send + Sync + fmt::Debug {
     /// more than `limit` bytes.
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
 
+    /// [`read`](Self::read) into `buf`, which is cleared first and then
+    /// holds the bytes (on an error, anything): a loader reading thousands
+    /// of files in turn reuses one buffer's allocation, which is then also
+    /// in the cache. The default replaces `buf` with what `read` returns
+    /// (so a wrapper that forwards only `read` still sees every read);
+    /// [`RealFileSystem`] reads into it, and its `read` is this.
+    fn read_into(&self, path: &Path, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+        *buf = self.read(path, limit)?;
+        Ok(())
+    }
+
     /// The record of the ledger entry `path` (format section 9), at most
     /// a few hundred bytes. On a local root
     /// an entry is a symbolic link whose target is the record (read with
@@ -227,6 +238,13 @@ impl FileSystem for RealFileSystem {
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.read_into(path, limit, &mut bytes)?;
+        Ok(bytes)
+    }
+
+    fn read_into(&self, path: &Path, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+        buf.clear();
         let file = open_no_follow(path)?;
         // The entry was a regular file when it was listed; check the opened
         // handle again, so that a file replaced in between is not read.
@@ -249,8 +267,51 @@ impl FileSystem for RealFileSystem {
             ));
         }
         let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);
-        let mut bytes = Vec::with_capacity(capacity);
-        file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-        Ok(bytes)
+        if buf.capacity() < capacity {
+            // A new allocation (growing the old one would copy it), with
+            // room for the next few files of a chain, which grow.
+            *buf = Vec::with_capacity(capacity.saturating_add(capacity / 2));
+        }
+        file.take(limit.saturating_add(1)).read_to_end(buf)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly
+
+    use super::{FileSystem, RealFileSystem};
+    use std::io;
+
+    #[test]
+    fn read_into_replaces_the_buffer_and_keeps_an_allocation_large_enough() {
+        let dir = tempfile::tempdir().unwrap();
+        let (short, long) = (dir.path().join("short"), dir.path().join("long"));
+        std::fs::write(&short, b"abc").unwrap();
+        std::fs::write(&long, vec![b'x'; 5000]).unwrap();
+        let fs = RealFileSystem;
+        let mut buf = b"old bytes".to_vec();
+        fs.read_into(&long, 10_000, &mut buf).unwrap();
+        assert_eq!(buf, vec![b'x'; 5000]);
+        // Room for a file half as large again: the next, shorter, file is
+        // read into the same allocation, without the bytes before.
+        assert!(buf.capacity() >= 7500, "{}", buf.capacity());
+        let kept = buf.as_ptr();
+        fs.read_into(&short, 10_000, &mut buf).unwrap();
+        assert_eq!((buf.as_slice(), buf.as_ptr()), (&b"abc"[..], kept));
+        assert_eq!(fs.read(&short, 10_000).unwrap(), b"abc");
+        // The limit and the kind of the entry are checked as `read` checks them.
+        let error = fs.read_into(&long, 4999, &mut buf).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        let error = fs.read_into(dir.path(), 10_000, &mut buf).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::IsADirectory);
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&short, &link).unwrap();
+            let error = fs.read_into(&link, 10_000, &mut buf).unwrap_err();
+            assert_eq!(error.raw_os_error(), Some(libc::ELOOP));
+        }
     }
 }
