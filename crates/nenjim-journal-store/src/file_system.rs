@@ -268,9 +268,11 @@ impl FileSystem for RealFileSystem {
         }
         let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);
         if buf.capacity() < capacity {
-            // A new allocation (growing the old one would copy it), with
-            // room for the next few files of a chain, which grow.
-            *buf = Vec::with_capacity(capacity.saturating_add(capacity / 2));
+            // A new allocation (growing the old one would copy it); a
+            // buffer being reused gets room for the next few files of a
+            // chain, which grow (`read`'s, new, is exact).
+            let room = if buf.capacity() == 0 { 0 } else { capacity / 2 };
+            *buf = Vec::with_capacity(capacity.saturating_add(room));
         }
         file.take(limit.saturating_add(1)).read_to_end(buf)?;
         Ok(())
@@ -294,6 +296,7 @@ mod tests {
         let mut buf = b"old bytes".to_vec();
         fs.read_into(&long, 10_000, &mut buf).unwrap();
         assert_eq!(buf, vec![b'x'; 5000]);
+        assert_eq!(fs.read(&long, 10_000).unwrap().capacity(), 5000, "exact");
         // Room for a file half as large again: the next, shorter, file is
         // read into the same allocation, without the bytes before.
         assert!(buf.capacity() >= 7500, "{}", buf.capacity());
