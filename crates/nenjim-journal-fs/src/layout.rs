@@ -58,6 +58,16 @@ impl RevisionFile {
             len: Some(len),
         }
     }
+    /// `<version><suffix>`, the file's name in its directory, written on
+    /// the stack (a start opens each file by name in its opened directory).
+    pub(crate) fn name(&self) -> FileName {
+        use std::fmt::Write as _;
+        let mut name = VersionToken::default();
+        // Not failing: a token is 16 ASCII bytes, a suffix at most 16.
+        let _ = write!(name, "{}{}", self.version, self.suffix);
+        FileName(name)
+    }
+
     /// `<root>/<coordinate>/<version><suffix>`, built in one allocation of
     /// its exact size (a start builds one per file).
     pub(crate) fn path(&self) -> PathBuf {
@@ -79,11 +89,20 @@ impl RevisionFile {
 }
 
 /// A journal version's token written on the stack: a `YYYYMMDDTHHMMSSZ`
-/// token is 16 bytes (a longer text is an error).
+/// token is 16 bytes (a longer text is an error), and room for a suffix.
 #[derive(Default)]
 struct VersionToken {
-    bytes: [u8; 16],
+    bytes: [u8; 32],
     len: usize,
+}
+
+/// A revision file's name ([`RevisionFile::name`]).
+pub(crate) struct FileName(VersionToken);
+
+impl FileName {
+    pub(crate) fn as_os_str(&self) -> &std::ffi::OsStr {
+        std::ffi::OsStr::new(self.0.as_str())
+    }
 }
 
 impl VersionToken {
@@ -310,8 +329,22 @@ pub(crate) fn artifact_files(
     artifact: &ArtifactDir,
     options: LoadOptions,
 ) -> (Vec<RevisionFile>, Option<JournalError>) {
+    let dir = artifact.path();
+    let listed = fs.read_dir_with_kinds(&dir);
+    files_listed(fs, artifact, dir, listed, options)
+}
+
+/// [`artifact_files`] of the directory `dir` of `artifact`, whose listing
+/// is `listed` (read by path, or from the opened directory).
+pub(crate) fn files_listed(
+    fs: &dyn FileSystem,
+    artifact: &ArtifactDir,
+    dir: Arc<Path>,
+    listed: io::Result<Vec<(OsString, Option<EntryKind>)>>,
+    options: LoadOptions,
+) -> (Vec<RevisionFile>, Option<JournalError>) {
     let mut files = Vec::new();
-    let items = match artifact_items(fs, artifact, options) {
+    let items = match items_listed(fs, artifact, dir, listed, options) {
         Ok(items) => items,
         Err(error) => return (files, Some(error)),
     };
@@ -333,10 +366,21 @@ pub(crate) fn artifact_items(
     options: LoadOptions,
 ) -> Result<Vec<Result<RevisionFile, JournalError>>, JournalError> {
     let dir = artifact.path();
-    let (path, coordinate) = (&*dir, &artifact.coordinate);
-    let mut names = fs
-        .read_dir_with_kinds(path)
-        .map_err(|e| error::io_error(path, "cannot list the artifact directory", e))?;
+    let listed = fs.read_dir_with_kinds(&dir);
+    items_listed(fs, artifact, dir, listed, options)
+}
+
+/// [`artifact_items`] of the directory `dir` of `artifact`, listed as `listed`.
+fn items_listed(
+    fs: &dyn FileSystem,
+    artifact: &ArtifactDir,
+    dir: Arc<Path>,
+    listed: io::Result<Vec<(OsString, Option<EntryKind>)>>,
+    options: LoadOptions,
+) -> Result<Vec<Result<RevisionFile, JournalError>>, JournalError> {
+    let coordinate = &artifact.coordinate;
+    let mut names =
+        listed.map_err(|e| error::io_error(&*dir, "cannot list the artifact directory", e))?;
     // Byte order of the names is the ingestion order: timestamps sort
     // chronologically as text, and `X.journal` sorts before `X.journal.example`.
     names.sort_by(|a, b| a.0.cmp(&b.0));

@@ -124,7 +124,7 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use nenjim_journal_chain::ChainState;
 
 pub use layout::{EXAMPLE_SUFFIX, RUNTIME_SUFFIX};
-pub use nenjim_journal_store::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use nenjim_journal_store::{Directory, EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use read::decode as decode_revision_text;
 pub use root::normalize as normalize_root;
 pub use scan::{ScannedArtifact, ScannedEntry, ScannedFile, ScannedItem, scan, scan_with};

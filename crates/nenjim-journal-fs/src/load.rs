@@ -9,7 +9,7 @@ use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::layout::{self, ArtifactDir, RevisionFile};
 use crate::{LoadOptions, pipeline, read};
-use nenjim_journal_store::FileSystem;
+use nenjim_journal_store::{Directory, FileSystem};
 
 /// What one artifact's task found: the files it listed, the revisions it
 /// parsed from them, in order, and the error that stopped it, if any.
@@ -71,8 +71,19 @@ fn list_and_parse(
     options: LoadOptions,
     worker: &mut Worker,
 ) -> ArtifactParsed {
-    let (files, listing_error) = layout::artifact_files(fs, artifact, options);
-    let (revisions, error) = parse_artifact(fs, &files, worker);
+    // The directory opened once, where the file system can: listed, and
+    // each file opened by name in it (`FileSystem::open_dir`).
+    let dir = artifact.path();
+    let (opened, listed) = match fs.open_dir(&dir) {
+        Ok(Some(mut opened)) => {
+            let listed = opened.entries_with_kinds();
+            (Some(opened), listed)
+        }
+        Ok(None) => (None, fs.read_dir_with_kinds(&dir)),
+        Err(error) => (None, Err(error)),
+    };
+    let (files, listing_error) = layout::files_listed(fs, artifact, dir, listed, options);
+    let (revisions, error) = parse_artifact(fs, opened.as_deref(), &files, worker);
     // A misplaced entry comes after the files listed before it.
     ArtifactParsed {
         files,
@@ -87,6 +98,7 @@ fn list_and_parse(
 /// ingestion finds them shared); stops at the first error.
 fn parse_artifact(
     fs: &dyn FileSystem,
+    opened: Option<&dyn Directory>,
     files: &[RevisionFile],
     worker: &mut Worker,
 ) -> (Vec<JournalRevision>, Option<JournalError>) {
@@ -97,7 +109,14 @@ fn parse_artifact(
     let mut previous: Option<ParsedText> = None;
     for file in files {
         let buffer = worker.buffers.pop().unwrap_or_default();
-        match read::read_revision(fs, file, &mut worker.interner, previous.as_ref(), buffer) {
+        match read::read_revision(
+            fs,
+            opened,
+            file,
+            &mut worker.interner,
+            previous.as_ref(),
+            buffer,
+        ) {
             Ok(parsed) => {
                 revisions.push(parsed.revision().clone());
                 if let Some(done) = previous.replace(parsed) {

@@ -7,7 +7,7 @@ use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::MAX_FILE_LEN;
 use crate::layout::RevisionFile;
-use nenjim_journal_store::FileSystem;
+use nenjim_journal_store::{Directory, FileSystem};
 
 fn too_large(file: &RevisionFile, len: u64) -> JournalError {
     error::error(
@@ -22,14 +22,19 @@ fn too_large(file: &RevisionFile, len: u64) -> JournalError {
 /// file that is not UTF-8. Reads into `buf`'s allocation (its bytes are
 /// dropped): a loader reads its files in turn into the few buffers it
 /// recycles ([`FileSystem::read_into`]).
+/// The file is read by name in `opened`, its directory opened, if given.
 pub(crate) fn read_text(
     fs: &dyn FileSystem,
+    opened: Option<&dyn Directory>,
     file: &RevisionFile,
     mut buf: Vec<u8>,
 ) -> Result<String, JournalError> {
     let bytes = read_bytes_with(file, |path| {
-        fs.read_into(path, MAX_FILE_LEN, &mut buf)
-            .map(|()| std::mem::take(&mut buf))
+        match opened {
+            Some(dir) => dir.read_into(file.name().as_os_str(), MAX_FILE_LEN, &mut buf),
+            None => fs.read_into(path, MAX_FILE_LEN, &mut buf),
+        }
+        .map(|()| std::mem::take(&mut buf))
     })?;
     decode(bytes).map_err(|e| e.with_path(file.path()))
 }
@@ -163,12 +168,13 @@ pub(crate) fn check_place(
 /// artifact.
 pub(crate) fn read_revision(
     fs: &dyn FileSystem,
+    opened: Option<&dyn Directory>,
     file: &RevisionFile,
     interner: &mut Interner,
     previous: Option<&ParsedText>,
     buf: Vec<u8>,
 ) -> Result<ParsedText, JournalError> {
-    let text = read_text(fs, file, buf)?;
+    let text = read_text(fs, opened, file, buf)?;
     let parsed = nenjim_journal_parser::parse_after(text, interner, previous)
         .map_err(|e| e.with_path(file.path()))?;
     check_place(file, parsed.revision())?;

@@ -201,3 +201,128 @@ fn a_fault_during_refresh_keeps_what_was_published_before() {
     assert_eq!(published[0].len(), 2);
     assert_eq!(state.len(), 1, "the given state is never changed");
 }
+
+/// The real file system with its opened directories (`open_dir`), failing
+/// the opening of `dir`, or a read by name in an opened directory after
+/// swapping or with an OS error: the start's own path on the real disk.
+#[derive(Debug)]
+struct OpenedFaults {
+    dir: Option<PathBuf>,
+    read: Option<(std::ffi::OsString, Fault)>,
+}
+
+#[derive(Debug)]
+struct FaultyDirectory {
+    inner: Box<dyn nenjim_journal_fs::Directory>,
+    path: PathBuf,
+    read: Option<(std::ffi::OsString, Fault)>,
+}
+
+impl nenjim_journal_fs::Directory for FaultyDirectory {
+    fn entries_with_kinds(
+        &mut self,
+    ) -> io::Result<Vec<(std::ffi::OsString, Option<nenjim_journal_fs::EntryKind>)>> {
+        self.inner.entries_with_kinds()
+    }
+
+    fn read_into(&self, name: &std::ffi::OsStr, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+        match &self.read {
+            Some((failing, Fault::Os(kind))) if failing == name => Err(io::Error::from(*kind)),
+            Some((failing, Fault::Swapped(swap))) if failing == name => {
+                swap.apply(&self.path.join(name))?;
+                self.inner.read_into(name, limit, buf)
+            }
+            _ => self.inner.read_into(name, limit, buf),
+        }
+    }
+}
+
+impl nenjim_journal_fs::FileSystem for OpenedFaults {
+    fn metadata(&self, path: &std::path::Path) -> io::Result<nenjim_journal_fs::EntryMetadata> {
+        RealFileSystem.metadata(path)
+    }
+    fn symlink_metadata(
+        &self,
+        path: &std::path::Path,
+    ) -> io::Result<nenjim_journal_fs::EntryMetadata> {
+        RealFileSystem.symlink_metadata(path)
+    }
+    fn read_dir(&self, path: &std::path::Path) -> io::Result<Vec<std::ffi::OsString>> {
+        RealFileSystem.read_dir(path)
+    }
+    fn read(&self, path: &std::path::Path, _limit: u64) -> io::Result<Vec<u8>> {
+        panic!("read by path {} with directories opened", path.display())
+    }
+    fn open_dir(
+        &self,
+        path: &std::path::Path,
+    ) -> io::Result<Option<Box<dyn nenjim_journal_fs::Directory>>> {
+        if self.dir.as_deref() == Some(path) {
+            return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+        }
+        let inner = RealFileSystem
+            .open_dir(path)?
+            .expect("the real file system opens directories on Linux");
+        Ok(Some(Box::new(FaultyDirectory {
+            inner,
+            path: path.to_path_buf(),
+            read: self.read.clone(),
+        })))
+    }
+}
+
+#[test]
+fn faults_of_opened_directories_are_typed_and_located() {
+    let (root, file) = populated();
+    let name = file.file_name().unwrap().to_owned();
+    let clean = OpenedFaults {
+        dir: None,
+        read: None,
+    };
+    let opened = load_with(&clean, root.path(), LoadOptions::new()).unwrap();
+    let by_path = load_with(&RealFileSystem, root.path(), LoadOptions::new()).unwrap();
+    let serde = "serde".parse().unwrap();
+    assert_eq!(opened.len(), 2);
+    assert_eq!(opened.revisions(&serde), by_path.revisions(&serde));
+    let dir = root.join("serde");
+    let cases = [
+        (Some(dir.clone()), None, dir.clone(), None),
+        (None, Some((name.clone(), denied())), file.clone(), None),
+        (
+            None,
+            Some((name.clone(), Fault::Swapped(Swap::Symlink))),
+            file.clone(),
+            Some(libc::ELOOP),
+        ),
+    ];
+    for (failing_dir, read, path, os) in cases {
+        let fs = OpenedFaults {
+            dir: failing_dir,
+            read,
+        };
+        let error = load_with(&fs, root.path(), LoadOptions::new()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+        assert_eq!(error.path(), Some(path.as_path()), "{error}");
+        if let Some(os) = os {
+            assert_eq!(os_error(&error), Some(os), "{error:?}");
+        } else {
+            assert_eq!(io_kind(&error), Some(io::ErrorKind::PermissionDenied));
+        }
+    }
+    // A FIFO swapped in after the listing: refused, not waited on.
+    let (root, file) = populated();
+    let fs = OpenedFaults {
+        dir: None,
+        read: Some((
+            file.file_name().unwrap().to_owned(),
+            Fault::Swapped(Swap::Fifo),
+        )),
+    };
+    let error = load_with(&fs, root.path(), LoadOptions::new()).unwrap_err();
+    assert_eq!(error.path(), Some(file.as_path()), "{error}");
+    assert_eq!(
+        io_kind(&error),
+        Some(io::ErrorKind::InvalidInput),
+        "{error:?}"
+    );
+}

@@ -53,7 +53,7 @@ mod local;
 
 pub use backend_error::{BackendError, BackendErrorKind};
 pub use blob::{BUFFER_BYTES, BlobStore, Created, Store, Version, measure};
-pub use file_system::{EntryKind, EntryMetadata, FileSystem, RealFileSystem};
+pub use file_system::{Directory, EntryKind, EntryMetadata, FileSystem, RealFileSystem};
 pub use local::{LOCK_SUFFIX, TMP_PREFIX};
 
 /// The largest file a reader takes (64 MiB): a revision, a record, a tile;
