@@ -171,9 +171,14 @@ fn root_entries(
     root: &Path,
 ) -> Result<Vec<(OsString, Option<EntryKind>)>, JournalError> {
     check_root(fs, root)?;
-    let mut names = fs
-        .read_dir_with_kinds(root)
-        .map_err(|e| root_error(root, e, true))?;
+    // Through the opened directory where the file system has one (no
+    // allocation an entry but its name: the root holds every artifact).
+    let listed = match fs.open_dir(root) {
+        Ok(Some(mut opened)) => opened.entries_with_kinds(),
+        Ok(None) => fs.read_dir_with_kinds(root),
+        Err(error) => Err(error),
+    };
+    let mut names = listed.map_err(|e| root_error(root, e, true))?;
     names.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(names)
 }
@@ -267,8 +272,7 @@ pub(crate) fn root_items(
         .into_iter()
         .filter(|(name, _)| !is_hidden(name))
         .map(|(name, kind)| {
-            let path = root.join(&name);
-            artifact(fs, &path, &name, kind).map(|coordinate| ArtifactDir {
+            artifact(fs, root, &name, kind).map(|coordinate| ArtifactDir {
                 root: Arc::clone(&shared_root),
                 coordinate,
             })
@@ -276,18 +280,25 @@ pub(crate) fn root_items(
         .collect())
 }
 
-/// Checks one root entry: an artifact directory named by its coordinate.
+/// Checks one root entry `name` of `root`: an artifact directory named by
+/// its coordinate. Its path is built only to inspect it (a listing without
+/// kinds) or to name it in an error.
 fn artifact(
     fs: &dyn FileSystem,
-    path: &Path,
+    root: &Path,
     name: &OsString,
     listed: Option<EntryKind>,
 ) -> Result<ArtifactCoordinate, JournalError> {
-    match entry_kind(fs, path, listed)?.0 {
+    let path = || root.join(name);
+    let kind = match listed {
+        Some(kind) => kind,
+        None => entry_kind(fs, &path(), None)?.0,
+    };
+    match kind {
         EntryKind::Directory => {}
         EntryKind::Symlink => {
             return Err(unexpected(
-                path,
+                &path(),
                 "found a symbolic link in the Journal root, expected an artifact directory \
                  (symbolic links are never followed)"
                     .to_owned(),
@@ -295,7 +306,7 @@ fn artifact(
         }
         kind => {
             return Err(unexpected(
-                path,
+                &path(),
                 format!(
                     "found {} in the Journal root, expected an artifact directory named by its coordinate",
                     kind.describe()
@@ -305,14 +316,14 @@ fn artifact(
     }
     let Some(text) = name.to_str() else {
         return Err(invalid_name(
-            path,
+            &path(),
             "found a directory name that is not valid UTF-8, expected an artifact coordinate"
                 .to_owned(),
         ));
     };
     let coordinate = text.parse::<ArtifactCoordinate>().map_err(|e| {
         invalid_name(
-            path,
+            &path(),
             format!(
                 "found directory name `{text}`, expected an artifact coordinate: {}",
                 e.message()
