@@ -33,6 +33,24 @@ fn prefix(digest: &RevisionDigest) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// Where a new digest goes in a [`DigestIndex`] ([`DigestIndex::vacancy`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Vacancy {
+    /// Under this prefix, not yet taken.
+    Prefix(u64),
+    /// In the full-key map: its prefix is taken.
+    Overflow,
+}
+
+/// A `by_prefix` value: the log index in the low half, the chain position
+/// in the high half.
+fn unpack(packed: u64) -> Located {
+    Located {
+        index: (packed & u64::from(u32::MAX)) as usize,
+        position: (packed >> 32) as usize,
+    }
+}
+
 impl DigestIndex {
     /// Where the revision with `digest` is; `stored` reads the revision at a
     /// log index (to tell a revision from another one with the same prefix).
@@ -42,10 +60,7 @@ impl DigestIndex {
         stored: impl FnOnce(usize) -> Option<&'a JournalRevision>,
     ) -> Option<Located> {
         if let Some(&packed) = self.by_prefix.get(&prefix(digest)) {
-            let located = Located {
-                index: (packed & u64::from(u32::MAX)) as usize,
-                position: (packed >> 32) as usize,
-            };
+            let located = unpack(packed);
             if stored(located.index).is_some_and(|r| r.digest() == digest) {
                 return Some(located);
             }
@@ -53,14 +68,46 @@ impl DigestIndex {
         self.overflow.get(digest).copied()
     }
 
-    /// Records `located` for `digest`, which is not yet recorded.
-    pub(crate) fn insert(&mut self, digest: &RevisionDigest, located: Located) {
+    /// Where `digest` would be recorded ([`fill`](Self::fill)), or where
+    /// the revision with `digest` already is: [`get`](Self::get) and the
+    /// choice of [`insert`](Self::insert) in one look-up of the prefix (an
+    /// ingestion checks the digest is new, then records it: the B-tree
+    /// walked once less, each level a likely cache miss at 100 000 digests).
+    pub(crate) fn vacancy<'a>(
+        &self,
+        digest: &RevisionDigest,
+        stored: impl FnOnce(usize) -> Option<&'a JournalRevision>,
+    ) -> Result<Vacancy, Located> {
         let key = prefix(digest);
+        let taken = match self.by_prefix.get(&key) {
+            Some(&packed) => {
+                let located = unpack(packed);
+                if stored(located.index).is_some_and(|r| r.digest() == digest) {
+                    return Err(located);
+                }
+                true
+            }
+            None => false,
+        };
+        if let Some(located) = self.overflow.get(digest) {
+            return Err(*located);
+        }
+        Ok(if taken {
+            Vacancy::Overflow
+        } else {
+            Vacancy::Prefix(key)
+        })
+    }
+
+    /// Records `located` for `digest` at `vacancy`, which
+    /// [`vacancy`](Self::vacancy) just gave for it.
+    pub(crate) fn fill(&mut self, vacancy: Vacancy, digest: &RevisionDigest, located: Located) {
         match (
+            vacancy,
             u32::try_from(located.index),
             u32::try_from(located.position),
         ) {
-            (Ok(index), Ok(position)) if !self.by_prefix.contains_key(&key) => {
+            (Vacancy::Prefix(key), Ok(index), Ok(position)) => {
                 self.by_prefix
                     .insert(key, u64::from(index) | (u64::from(position) << 32));
             }
@@ -68,6 +115,17 @@ impl DigestIndex {
                 self.overflow.insert(*digest, located);
             }
         }
+    }
+
+    /// Records `located` for `digest`, which is not yet recorded.
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, digest: &RevisionDigest, located: Located) {
+        let vacancy = if self.by_prefix.contains_key(&prefix(digest)) {
+            Vacancy::Overflow
+        } else {
+            Vacancy::Prefix(prefix(digest))
+        };
+        self.fill(vacancy, digest, located);
     }
 
     /// The number of recorded digests.
@@ -102,5 +160,55 @@ mod tests {
         assert_eq!(index.get(&digest(1, 1), |_| None), Some(at(1, 1)));
         assert_eq!(index.get(&digest(2, 0), |_| None), Some(at(usize::MAX, 2)));
         assert_eq!(index.get(&digest(3, 0), |_| None), None);
+    }
+
+    #[test]
+    fn a_vacancy_is_the_place_insert_chooses_and_a_stored_digest_is_none() {
+        let digest = |first: u8, last: u8| {
+            let mut bytes = [0u8; 32];
+            bytes[0] = first;
+            bytes[31] = last;
+            RevisionDigest::from_bytes(bytes)
+        };
+        let at = |index, position| Located { index, position };
+        // The revisions the index confirms its prefix entries with.
+        let stored: Vec<JournalRevision> = (0..2u8)
+            .map(|n| {
+                nenjim_journal_api::model::build::RevisionBuilder::new(
+                    "left-pad".parse().unwrap_or_else(|_| unreachable!()),
+                    format!("2026010{}T000000Z", n + 1)
+                        .parse()
+                        .unwrap_or_else(|_| unreachable!()),
+                    None,
+                    nenjim_journal_api::valuetypes::Description::new("d")
+                        .unwrap_or_else(|_| unreachable!()),
+                )
+                .build(digest(1, n))
+            })
+            .collect();
+        let mut index = DigestIndex::default();
+        let first = digest(1, 0);
+        let Ok(vacancy) = index.vacancy(&first, |i| stored.get(i)) else {
+            unreachable!("a new digest has a vacancy")
+        };
+        assert!(matches!(vacancy, Vacancy::Prefix(_)));
+        index.fill(vacancy, &first, at(0, 0));
+        assert_eq!(
+            index.vacancy(&first, |i| stored.get(i)).err(),
+            Some(at(0, 0))
+        );
+        // Same prefix, another digest: the full-key map.
+        let second = digest(1, 1);
+        let Ok(vacancy) = index.vacancy(&second, |i| stored.get(i)) else {
+            unreachable!("a new digest has a vacancy")
+        };
+        assert!(matches!(vacancy, Vacancy::Overflow));
+        index.fill(vacancy, &second, at(1, 1));
+        assert_eq!(
+            index.vacancy(&second, |i| stored.get(i)).err(),
+            Some(at(1, 1))
+        );
+        assert_eq!(index.get(&second, |i| stored.get(i)), Some(at(1, 1)));
+        assert_eq!((index.len(), index.by_prefix.len()), (2, 1));
     }
 }

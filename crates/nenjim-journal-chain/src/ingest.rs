@@ -134,17 +134,20 @@ impl ChainState {
         // A digest is unique to one text, so a stored digest under another
         // artifact or version can only come from a hand-built revision; refuse
         // it rather than corrupt the index.
-        if let Some(located) = self.digests.get(digest, |i| self.log.get(i)) {
-            let other = self.stored(located);
-            return Err(error::error(
-                ErrorKind::Conflict,
-                format!(
-                    "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
-                    other.coordinate(),
-                    other.journal_version()
-                ),
-            ));
-        }
+        let vacancy = match self.digests.vacancy(digest, |i| self.log.get(i)) {
+            Ok(vacancy) => vacancy,
+            Err(located) => {
+                let other = self.stored(located);
+                return Err(error::error(
+                    ErrorKind::Conflict,
+                    format!(
+                        "found digest {digest} for {artifact} {version}, but it is already stored for {} {}; expected a digest of this revision's own text",
+                        other.coordinate(),
+                        other.journal_version()
+                    ),
+                ));
+            }
+        };
 
         // A ledger's sequences only ever increase (they may leave gaps).
         let last = self.last_sequence();
@@ -183,7 +186,7 @@ impl ChainState {
         };
         let index = self.log.len();
         self.digests
-            .insert(accepted.digest(), Located { index, position });
+            .fill(vacancy, accepted.digest(), Located { index, position });
         self.log.push_back(accepted.clone());
         Ok((accepted, Outcome::Accepted))
     }
