@@ -147,7 +147,7 @@ impl<V> TokenMap<V> {
         let mut i = hash as usize & mask;
         loop {
             let entry = self.slots.get(i)?.as_ref()?;
-            if entry.key.bytes() == key.as_bytes() {
+            if same_bytes(entry.key.bytes(), key.as_bytes()) {
                 return Some(&entry.value);
             }
             i = (i + 1) & mask;
@@ -188,6 +188,43 @@ impl<V> TokenMap<V> {
         }
         self.slots = slots;
     }
+}
+
+/// `a == b`, inline: a key is a few dozen bytes at most, compared a word
+/// at a time (the last word overlapping the one before), where `==` called
+/// `memcmp`, whose call and setup cost more than the comparison (perf: 2 %
+/// of a start in `memcmp` from the interner).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_le_bytes)
+    };
+    if n < 8 {
+        let half = |s: &[u8], at: usize| {
+            s.get(at..at + 4)
+                .and_then(|w| <[u8; 4]>::try_from(w).ok())
+                .map(u32::from_le_bytes)
+        };
+        return if n >= 4 {
+            half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
+        } else {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        };
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
 }
 
 /// Puts `entry` in the first free slot from its hash's; `false` (and the
@@ -495,5 +532,26 @@ mod tests {
         assert_eq!(table.get(7, ""), None);
         assert_eq!(table.get(7, &"x".repeat(29)), None);
         assert_eq!(table.get(7, &"x".repeat(32)), None);
+    }
+
+    #[test]
+    fn same_bytes_is_equality() {
+        let texts: Vec<Vec<u8>> = (0..40)
+            .flat_map(|n| {
+                let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+                // The same length, one byte changed at each place.
+                let changed = (0..n).map(move |at| {
+                    let mut v: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+                    v[at] ^= 1;
+                    v
+                });
+                std::iter::once(base).chain(changed)
+            })
+            .collect();
+        for a in &texts {
+            for b in &texts {
+                assert_eq!(super::same_bytes(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
     }
 }
