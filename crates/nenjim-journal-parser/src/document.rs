@@ -362,7 +362,7 @@ fn read(
     hashing: Hashing<'_>,
 ) -> Result<(JournalRevision, Vec<Block>), JournalError> {
     let mut lines = match hashing {
-        Hashing::Inline => Lines::hashed(text)?,
+        Hashing::Inline => Lines::hashed(text, std::mem::take(&mut interner.buffers))?,
         Hashing::Apart(_) => Lines::new(text)?,
     };
     let mut header = Header::default();
@@ -456,6 +456,7 @@ fn read(
         Hashing::Inline => lines.digest(),
         Hashing::Apart(digest) => digest(),
     };
+    interner.buffers = lines.into_buffers();
     Ok((body.revision.build(digest), blocks))
 }
 

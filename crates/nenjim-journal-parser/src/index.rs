@@ -45,6 +45,13 @@ pub(crate) struct Index {
     digest: RevisionDigest,
 }
 
+/// The allocations of an [`Index`]'s masks, reused from text to text.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Buffers {
+    newlines: Vec<u64>,
+    stops: Vec<u64>,
+}
+
 /// The masks of one block of at most 64 bytes (a shorter block is padded
 /// with a byte that is neither a control, a space nor a newline).
 #[inline]
@@ -108,10 +115,22 @@ impl Index {
     /// Indexes `text` and, if `hash`, computes its SHA-256 in the same
     /// pass (otherwise [`digest`](Self::digest) is the digest of nothing).
     pub(crate) fn new(text: &str, hash: bool) -> Index {
+        Index::with_buffers(text, hash, Buffers::default())
+    }
+
+    /// [`new`](Self::new), its masks in `buffers`' allocations (a worker
+    /// parses file after file: [`Interner`](crate::Interner) keeps them).
+    pub(crate) fn with_buffers(text: &str, hash: bool, buffers: Buffers) -> Index {
         let bytes = text.as_bytes();
         let blocks = bytes.len().div_ceil(64);
-        let mut newlines = Vec::with_capacity(blocks);
-        let mut stops = Vec::with_capacity(blocks);
+        let Buffers {
+            mut newlines,
+            mut stops,
+        } = buffers;
+        newlines.clear();
+        stops.clear();
+        newlines.reserve(blocks);
+        stops.reserve(blocks);
         let mut others = 0u64;
         // A CR in the last byte of the previous block, which is part of a
         // CRLF terminator if this block starts with `\n`.
@@ -152,6 +171,14 @@ impl Index {
             // A CR at the very end of the text is a lone CR.
             controls: others != 0 || pending_cr,
             digest: RevisionDigest::from_bytes(hasher.finalize().into()),
+        }
+    }
+
+    /// The index's allocations, for the next text ([`with_buffers`](Self::with_buffers)).
+    pub(crate) fn into_buffers(self) -> Buffers {
+        Buffers {
+            newlines: self.newlines,
+            stops: self.stops,
         }
     }
 
@@ -289,5 +316,21 @@ mod tests {
         assert!(Index::new(&at_edge(""), false).controls());
         assert!(Index::new(&format!("{}\t", "x".repeat(5000)), false).controls());
         assert_eq!(Index::new("", true).next_newline(0), None);
+    }
+
+    #[test]
+    fn an_index_on_reused_buffers_is_a_new_index() {
+        let long = format!("{}\r\t\n", "a b\n".repeat(500));
+        let short = "x y\nz\r\n";
+        let reused = Index::with_buffers(short, true, Index::new(&long, true).into_buffers());
+        let fresh = Index::new(short, true);
+        assert_eq!(
+            (reused.controls(), reused.digest()),
+            (fresh.controls(), fresh.digest())
+        );
+        for at in 0..=short.len() + 64 {
+            assert_eq!(reused.next_newline(at), fresh.next_newline(at), "{at}");
+            assert_eq!(reused.next_stop(at), fresh.next_stop(at), "{at}");
+        }
     }
 }

@@ -283,6 +283,8 @@ impl Warm {
 #[derive(Debug, Default)]
 pub struct Interner {
     tables: Tables,
+    /// The structural index's allocations, from the last text to the next.
+    pub(crate) buffers: crate::index::Buffers,
 }
 
 /// The interned values, by token.
@@ -314,6 +316,7 @@ impl Interner {
         let quoted = text.len() / 1_000;
         let licenses = text.len() / 4_000;
         Interner {
+            buffers: crate::index::Buffers::default(),
             tables: Tables {
                 coordinates: TokenMap::with_capacity(coordinates),
                 licenses: TokenMap::with_capacity(licenses),

@@ -12,7 +12,7 @@
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_api::valuetypes::RevisionDigest;
 
-use crate::index::Index;
+use crate::index::{Buffers, Index};
 
 /// One line of the text, without its terminator, with its 1-based number.
 #[derive(Clone, Copy, Debug)]
@@ -170,8 +170,13 @@ impl<'a> Lines<'a> {
 
     /// [`new`](Self::new), also computing the SHA-256 of the text in the
     /// same pass ([`digest`](Self::digest)).
-    pub(crate) fn hashed(text: &'a str) -> Result<Lines<'a>, JournalError> {
-        Lines::with_index(text, Index::new(text, true))
+    pub(crate) fn hashed(text: &'a str, buffers: Buffers) -> Result<Lines<'a>, JournalError> {
+        Lines::with_index(text, Index::with_buffers(text, true, buffers))
+    }
+
+    /// The index's allocations, for the next text.
+    pub(crate) fn into_buffers(self) -> Buffers {
+        self.index.into_buffers()
     }
 
     fn with_index(text: &'a str, index: Index) -> Result<Lines<'a>, JournalError> {
