@@ -5,7 +5,8 @@
 //! timings on a shared machine are not (the bench corpora are under
 //! `target/nenjim-bench/corpora/`). Prints the artifacts of the last start
 //! and the fastest start's wall time; every assembly is dropped only after
-//! the last start, as P3 drops it outside its measurement. With `floor`,
+//! the last start (with `drop`, after its own start, as P3 does), outside
+//! the measurement. With `floor`,
 //! also (with `nostart`, only) P3's read+hash floor N times, and the ratio of the fastest of each.
 
 use std::process::ExitCode;
@@ -15,7 +16,7 @@ use nenjim_journal_ref::JournalAssembly;
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(root) = args.next() else {
-        eprintln!("usage: p3_profile ROOT|files=F [N] [floor] [nostart]");
+        eprintln!("usage: p3_profile ROOT|files=F [N] [floor] [nostart] [drop]");
         return ExitCode::FAILURE;
     };
     let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
@@ -55,7 +56,10 @@ fn main() -> ExitCode {
         }
         fastest = fastest.min(started.elapsed());
         last = assembly.service().coordinates().map_or(0, |a| a.len());
-        kept.push(assembly);
+        // `drop`: each assembly dropped after its start, as P3's bench does.
+        if !std::env::args().any(|a| a == "drop") {
+            kept.push(assembly);
+        }
     }
     println!("{last} artifacts; fastest start {fastest:?}");
     if std::env::args().any(|a| a == "floor") {

@@ -361,6 +361,7 @@ fn read(
     quick: bool,
     hashing: Hashing<'_>,
 ) -> Result<(JournalRevision, Vec<Block>), JournalError> {
+    interner.forget_warmed();
     let mut lines = match hashing {
         Hashing::Inline => Lines::hashed(text, std::mem::take(&mut interner.buffers))?,
         Hashing::Apart(_) => Lines::new(text)?,

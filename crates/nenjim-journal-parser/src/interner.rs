@@ -246,13 +246,40 @@ fn place<V>(slots: &mut [Option<Entry<V>>], hash: u64, entry: Entry<V>) -> bool 
     false
 }
 
-/// The hashes of the coordinates and requirements a release's list lines
-/// will look up, gathered before the first of them is read
-/// ([`Interner::warm`]).
+/// The coordinates and requirements a release's list lines will look up,
+/// with their hashes, gathered before the first of them is read
+/// ([`Interner::warm`]); each look-up then finds its token's hash here
+/// instead of hashing it again.
 #[derive(Debug, Default)]
 pub(crate) struct Warm {
-    hashes: [(u64, Option<u64>); Warm::LINES],
+    lines: [(Warmed, Option<Warmed>); Warm::LINES],
     len: usize,
+    /// The line whose coordinate is looked up next.
+    next: usize,
+}
+
+/// A token of the text (where it starts, its length) and its hash.
+#[derive(Clone, Copy, Debug, Default)]
+struct Warmed {
+    at: usize,
+    len: usize,
+    hash: u64,
+}
+
+impl Warmed {
+    fn of(token: &str) -> Warmed {
+        Warmed {
+            at: token.as_ptr() as usize,
+            len: token.len(),
+            hash: hash_bytes(token.as_bytes()),
+        }
+    }
+
+    /// The hash, if `token` is this very token (the same bytes of the
+    /// same text: a guess that was right).
+    fn hash_of(&self, token: &str) -> Option<u64> {
+        (self.at == token.as_ptr() as usize && self.len == token.len()).then_some(self.hash)
+    }
 }
 
 impl Warm {
@@ -263,13 +290,41 @@ impl Warm {
     /// The tokens of one more line: its coordinate, its requirement if any.
     #[inline]
     pub(crate) fn add(&mut self, coordinate: &str, requirement: Option<&str>) {
-        if let Some(slot) = self.hashes.get_mut(self.len) {
-            *slot = (
-                hash_bytes(coordinate.as_bytes()),
-                requirement.map(|r| hash_bytes(r.as_bytes())),
-            );
+        if let Some(line) = self.lines.get_mut(self.len) {
+            *line = (Warmed::of(coordinate), requirement.map(Warmed::of));
             self.len += 1;
         }
+    }
+
+    /// The hash of `token`, a coordinate: the next line's, if it is that
+    /// line's token (then the line is passed), else computed.
+    #[inline]
+    fn coordinate(&mut self, token: &str) -> u64 {
+        let warmed = self
+            .lines
+            .get(self.next..self.len)
+            .and_then(|rest| rest.first())
+            .and_then(|(c, _)| c.hash_of(token));
+        match warmed {
+            Some(hash) => {
+                self.next += 1;
+                hash
+            }
+            None => hash_bytes(token.as_bytes()),
+        }
+    }
+
+    /// The hash of `token`, a requirement: the requirement of the line
+    /// whose coordinate was looked up last, if it is that token, else
+    /// computed.
+    #[inline]
+    fn requirement(&self, token: &str) -> u64 {
+        self.next
+            .checked_sub(1)
+            .and_then(|last| self.lines.get(last))
+            .and_then(|(_, r)| r.as_ref())
+            .and_then(|r| r.hash_of(token))
+            .unwrap_or_else(|| hash_bytes(token.as_bytes()))
     }
 }
 
@@ -287,6 +342,8 @@ pub struct Interner {
     tables: Tables,
     /// The structural index's allocations, from the last text to the next.
     pub(crate) buffers: crate::index::Buffers,
+    /// The open release's list lines, warmed ([`warm`](Self::warm)).
+    warm: Warm,
 }
 
 /// The interned values, by token.
@@ -319,6 +376,7 @@ impl Interner {
         let licenses = text.len() / 4_000;
         Interner {
             buffers: crate::index::Buffers::default(),
+            warm: Warm::default(),
             tables: Tables {
                 coordinates: TokenMap::with_capacity(coordinates),
                 licenses: TokenMap::with_capacity(licenses),
@@ -328,18 +386,32 @@ impl Interner {
         }
     }
 
-    /// Reads the first slot of each token of `warm` (what a look-up reads
+    /// The list lines of a release about to be read, emptied, for
+    /// [`Warm::add`] to fill before [`warm`](Self::warm).
+    pub(crate) fn warming(&mut self) -> &mut Warm {
+        self.warm.len = 0;
+        self.warm.next = 0;
+        &mut self.warm
+    }
+
+    /// Forgets the lines warmed (a new text: its tokens are elsewhere).
+    pub(crate) fn forget_warmed(&mut self) {
+        self.warm.len = 0;
+        self.warm.next = 0;
+    }
+
+    /// Reads the first slot of each token warmed (what a look-up reads
     /// first) and nothing else: a release's dependency lines name
     /// coordinates at random among thousands, whose slots are seldom in
     /// the cache, and read one a line, each look-up waited for its own
     /// miss. Read together, with nothing between the loads, their misses
     /// overlap. Decides nothing: the look-ups that follow are the same.
-    pub(crate) fn warm(&self, warm: &Warm) {
+    pub(crate) fn warm(&self) {
         let mut seen = 0usize;
-        for &(coordinate, requirement) in warm.hashes.get(..warm.len).unwrap_or_default() {
-            seen += self.tables.coordinates.occupied(coordinate);
+        for (coordinate, requirement) in self.warm.lines.get(..self.warm.len).unwrap_or_default() {
+            seen += self.tables.coordinates.occupied(coordinate.hash);
             if let Some(requirement) = requirement {
-                seen += self.tables.requirements.occupied(requirement);
+                seen += self.tables.requirements.occupied(requirement.hash);
             }
         }
         // The loads must happen though nothing uses their values.
@@ -395,23 +467,29 @@ impl Interner {
     /// one (the caller then reads it again with a `Cursor`, for the error).
     #[inline]
     pub(crate) fn coordinate_of(&mut self, token: &str) -> Option<ArtifactCoordinate> {
-        self.value_of(|t| &mut t.coordinates, token)
+        let hash = self.warm.coordinate(token);
+        self.value_of(|t| &mut t.coordinates, token, hash)
     }
 
     /// The requirement `token` is, through the cache; `None` if it is not one.
     #[inline]
     pub(crate) fn requirement_of(&mut self, token: &str) -> Option<VersionRequirement> {
-        self.value_of(|t| &mut t.requirements, token)
+        let hash = self.warm.requirement(token);
+        self.value_of(|t| &mut t.requirements, token, hash)
     }
 
-    /// `token` parsed as a `V`, through `table`: the value `V::from_str`
-    /// gives, or `None` where it gives an error.
+    /// `token` (whose hash is `hash`) parsed as a `V`, through `table`: the
+    /// value `V::from_str` gives, or `None` where it gives an error.
     #[inline]
-    fn value_of<V>(&mut self, table: fn(&mut Tables) -> &mut TokenMap<V>, token: &str) -> Option<V>
+    fn value_of<V>(
+        &mut self,
+        table: fn(&mut Tables) -> &mut TokenMap<V>,
+        token: &str,
+        hash: u64,
+    ) -> Option<V>
     where
         V: FromStr<Err = JournalError> + Clone,
     {
-        let hash = hash_bytes(token.as_bytes());
         if let Some(value) = table(&mut self.tables).get(hash, token) {
             return Some(value.clone());
         }
@@ -571,5 +649,30 @@ mod tests {
                 assert_eq!(super::same_bytes(a, b), a == b, "{a:?} {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_warmed_token_gives_its_hash_and_only_that_token_passes_its_line() {
+        use super::Warm;
+        let text = "  DEPENDS a.b 1.0.0\n  DEPENDS c *\n  EXCLUDES a.b\n";
+        let (a, one, c, star) = (&text[10..13], &text[14..19], &text[30..31], &text[32..33]);
+        let mut warm = Warm::default();
+        warm.add(a, Some(one));
+        warm.add(c, Some(star));
+        // The same bytes elsewhere: hashed, the line not passed.
+        let elsewhere = &text[45..48];
+        assert_eq!(elsewhere, a);
+        assert_eq!(warm.coordinate(elsewhere), hash_bytes(b"a.b"));
+        assert_eq!(warm.next, 0);
+        assert_eq!(warm.coordinate(a), hash_bytes(b"a.b"));
+        assert_eq!(warm.requirement(one), hash_bytes(b"1.0.0"));
+        assert_eq!(warm.requirement(star), hash_bytes(b"*"));
+        assert_eq!(warm.next, 1);
+        assert_eq!(warm.coordinate(c), hash_bytes(b"c"));
+        assert_eq!(warm.requirement(star), hash_bytes(b"*"));
+        assert_eq!(warm.next, 2);
+        // Past the lines warmed: hashed.
+        assert_eq!(warm.coordinate(elsewhere), hash_bytes(b"a.b"));
+        assert_eq!(warm.next, 2);
     }
 }

@@ -16,7 +16,7 @@ use nenjim_journal_api::valuetypes::{
     ReleaseVersion,
 };
 
-use crate::interner::{Interner, Warm};
+use crate::interner::Interner;
 use crate::lines::Line;
 use crate::semantic::located;
 use crate::tokens::{Cursor, Quick, Token, shown};
@@ -285,10 +285,10 @@ impl OpenRelease {
                     // next, at random in tables larger than the cache: the
                     // slots are read now, together, so that their misses
                     // overlap instead of coming one a line.
-                    let mut warm = Warm::default();
+                    let warm = interner.warming();
                     let (d, e, p) = quick.list_lines(line_start, |c, r| warm.add(c, r));
                     builder.reserve(d, e, p);
-                    interner.warm(&warm);
+                    interner.warm();
                 }
                 let at = quick.offset() + 1 - line_start;
                 let artifact = interner.coordinate_of(quick.token()?)?;
