@@ -216,6 +216,35 @@ fn empty_lines_after_a_restated_block_read_as_parse_reads_them() {
 }
 
 #[test]
+fn a_restated_information_uri_reads_as_parse_reads_it() {
+    let base = example(HUBD, HUBD_STEMS[2]);
+    let line = "INFORMATION https://example.org/nenjim/hubd-api\n";
+    assert!(base.contains(line));
+    let previous = parsed(&base);
+    for replaced in [
+        line.to_owned(),
+        "INFORMATION https://example.org/nenjim/other\n".to_owned(),
+        "INFORMATION https://example.org/nenjim/hubd-api/\n".to_owned(),
+        "INFORMATION https://example.org/nenjim/hubd-api extra\n".to_owned(),
+        "INFORMATION relative/path\n".to_owned(),
+        "INFORMATION https://example.org/nenjim/hubd-\u{e9}\n".to_owned(),
+        "INFORMATION\n".to_owned(),
+        String::new(),
+    ] {
+        let text = base.replacen(line, &replaced, 1);
+        assert_same_as_parse(&text, Some(&previous));
+        if replaced == line {
+            let again = parse_after(text.clone(), &mut Interner::default(), Some(&previous))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                again.revision().information().map(|u| u.as_str()),
+                Some("https://example.org/nenjim/hubd-api")
+            );
+        }
+    }
+}
+
+#[test]
 fn crlf_and_a_missing_final_newline_are_compared_byte_for_byte() {
     let base = example(HUBD, HUBD_STEMS[2]);
     let crlf = base.replace('\n', "\r\n");
