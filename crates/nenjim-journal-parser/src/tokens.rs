@@ -15,7 +15,7 @@ use std::str::FromStr;
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::model::build;
 use nenjim_journal_api::valuetypes::Description;
-use nom::bytes::complete::{take_till1, take_while, take_while1};
+use nom::bytes::complete::{take_while, take_while1};
 use nom::{IResult, Parser};
 
 use crate::index::Index;
@@ -46,9 +46,15 @@ fn spaces0(input: &str) -> (&str, &str) {
     split(input, take_while(|b| b == b' ').parse(input.as_bytes())).unwrap_or((input, ""))
 }
 
-/// A run of anything but spaces; `None` when it would be empty.
+/// A run of anything but spaces; `None` when it would be empty. Found by
+/// [`non_spaces`], eight bytes at a time: every line's keyword is one
+/// (nom's `take_till1` stepped byte by byte, 1 % of a start).
 fn word(input: &str) -> Option<(&str, &str)> {
-    split(input, take_till1(|b| b == b' ').parse(input.as_bytes()))
+    let n = non_spaces(input.as_bytes());
+    if n == 0 {
+        return None;
+    }
+    Some((input.get(n..)?, input.get(..n)?))
 }
 
 /// The length of the run of non-space bytes at the start of `bytes`: eight
@@ -585,4 +591,15 @@ mod tests {
         let counts = Quick::new(text, &index, 2, 2).list_lines(0, |c, r| seen.push((c, r)));
         assert_eq!((counts, seen), ((0, 1, 0), vec![("x", Some("2.0.0"))]));
     }
+
+    #[test]
+    fn word_is_the_run_before_the_first_space() {
+        assert_eq!(word(""), None);
+        assert_eq!(word(" a"), None);
+        assert_eq!(word("a"), Some(("", "a")));
+        assert_eq!(word("RELEASE 1.0.0"), Some((" 1.0.0", "RELEASE")));
+        let long = format!("{}\u{e9}\tx y", "k".repeat(17));
+        assert_eq!(word(&long), Some((" y", &long[..long.len() - 2])));
+    }
+
 }
