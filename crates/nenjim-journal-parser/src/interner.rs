@@ -387,12 +387,19 @@ impl Interner {
     }
 
     /// The list lines of a release about to be read, emptied, for
-    /// [`Warm::add`] to fill before [`warm`](Self::warm).
-    pub(crate) fn warming(&mut self) -> &mut Warm {
+    /// [`Warm::add`] to fill before [`warm`](Self::warm); `None` while the
+    /// coordinates' table is small enough to stay in the cache (as in the
+    /// one parse of a text: warming its slots would only cost).
+    pub(crate) fn warming(&mut self) -> Option<&mut Warm> {
         self.warm.len = 0;
         self.warm.next = 0;
-        &mut self.warm
+        (self.tables.coordinates.slots.len() >= Self::WARM_FROM).then_some(&mut self.warm)
     }
+
+    /// The coordinates' slots from which a table is warmed: 2^12 slots
+    /// of 40 bytes, 160 KiB, a few times the L1 cache and a good part of
+    /// L2.
+    const WARM_FROM: usize = 1 << 12;
 
     /// Forgets the lines warmed (a new text: its tokens are elsewhere).
     pub(crate) fn forget_warmed(&mut self) {
@@ -675,4 +682,17 @@ mod tests {
         assert_eq!(warm.coordinate(elsewhere), hash_bytes(b"a.b"));
         assert_eq!(warm.next, 2);
     }
+
+    #[test]
+    fn a_table_is_warmed_only_once_it_outgrows_the_cache() {
+        let mut interner = super::Interner::default();
+        assert!(interner.warming().is_none());
+        let tokens: Vec<String> = (0..4000).map(|n| format!("artifact-{n:04}")).collect();
+        for token in &tokens {
+            assert!(interner.coordinate_of(token).is_some(), "{token}");
+        }
+        assert!(interner.tables.coordinates.slots.len() >= super::Interner::WARM_FROM);
+        assert!(interner.warming().is_some());
+    }
+
 }

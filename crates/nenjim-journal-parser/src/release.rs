@@ -285,10 +285,17 @@ impl OpenRelease {
                     // next, at random in tables larger than the cache: the
                     // slots are read now, together, so that their misses
                     // overlap instead of coming one a line.
-                    let warm = interner.warming();
-                    let (d, e, p) = quick.list_lines(line_start, |c, r| warm.add(c, r));
+                    // (Not while the tables are small enough to stay in
+                    // the cache, as in one parse of one text.)
+                    let (d, e, p) = match interner.warming() {
+                        Some(warm) => {
+                            let counts = quick.list_lines(line_start, Some(|c, r| warm.add(c, r)));
+                            interner.warm();
+                            counts
+                        }
+                        None => quick.list_lines(line_start, None::<fn(&str, Option<&str>)>),
+                    };
                     builder.reserve(d, e, p);
-                    interner.warm();
                 }
                 let at = quick.offset() + 1 - line_start;
                 let artifact = interner.coordinate_of(quick.token()?)?;

@@ -421,14 +421,14 @@ impl<'a> Quick<'a> {
     /// How many lines from the one that starts at `line_start` on start
     /// `  DEPENDS `, `  EXCLUDES ` and `  PREFERS ` (in that order, each
     /// counted up to the first line that starts otherwise): a size hint for
-    /// a release's lists, which decides nothing. `each` is given the first
+    /// a release's lists, which decides nothing. `each`, if any, is given the first
     /// two tokens of each line counted (the second if it is not quoted),
     /// as a guess of its coordinate and requirement, which decides nothing
     /// either ([`Interner::warm`](crate::interner::Interner::warm)).
     pub(crate) fn list_lines(
         &self,
         line_start: usize,
-        mut each: impl FnMut(&'a str, Option<&'a str>),
+        mut each: Option<impl FnMut(&'a str, Option<&'a str>)>,
     ) -> (usize, usize, usize) {
         let bytes = self.text.as_bytes();
         let mut counts = [0usize; 3];
@@ -454,15 +454,17 @@ impl<'a> Quick<'a> {
             let newline = self.index.next_newline(at);
             let end = newline.unwrap_or(bytes.len());
             // The tokens end at the index's stops (a space or the `\n`).
-            let first = (at + 10 + usize::from(k == 1)).min(end);
-            let second = self.index.next_stop(first).unwrap_or(end).min(end);
-            let third = self.index.next_stop(second + 1).unwrap_or(end).min(end);
-            if let Some(coordinate) = self.text.get(first..second) {
-                let requirement = self
-                    .text
-                    .get(second + 1..third)
-                    .filter(|t| !t.is_empty() && !t.starts_with('"'));
-                each(coordinate, requirement);
+            if let Some(each) = each.as_mut() {
+                let first = (at + 10 + usize::from(k == 1)).min(end);
+                let second = self.index.next_stop(first).unwrap_or(end).min(end);
+                let third = self.index.next_stop(second + 1).unwrap_or(end).min(end);
+                if let Some(coordinate) = self.text.get(first..second) {
+                    let requirement = self
+                        .text
+                        .get(second + 1..third)
+                        .filter(|t| !t.is_empty() && !t.starts_with('"'));
+                    each(coordinate, requirement);
+                }
             }
             match newline {
                 Some(newline) => at = newline + 1,
@@ -570,7 +572,7 @@ mod tests {
         let start = text.find("  DEPENDS").unwrap_or_default();
         let quick = Quick::new(text, &index, start + 2, start + 2);
         let mut seen = Vec::new();
-        let counts = quick.list_lines(start, |c, r| seen.push((c, r)));
+        let counts = quick.list_lines(start, Some(|c, r| seen.push((c, r))));
         // The DEPENDS after PREFERS is out of the usual order: not counted.
         assert_eq!(counts, (2, 3, 1));
         assert_eq!(
@@ -588,7 +590,7 @@ mod tests {
         let text = "  EXCLUDES x 2.0.0";
         let index = crate::index::Index::new(text, false);
         let mut seen = Vec::new();
-        let counts = Quick::new(text, &index, 2, 2).list_lines(0, |c, r| seen.push((c, r)));
+        let counts = Quick::new(text, &index, 2, 2).list_lines(0, Some(|c, r| seen.push((c, r))));
         assert_eq!((counts, seen), ((0, 1, 0), vec![("x", Some("2.0.0"))]));
     }
 
@@ -601,5 +603,4 @@ mod tests {
         let long = format!("{}\u{e9}\tx y", "k".repeat(17));
         assert_eq!(word(&long), Some((" y", &long[..long.len() - 2])));
     }
-
 }
