@@ -369,10 +369,17 @@ impl Interner {
         // coordinate per 1 200, one quoted text per 1 000 and a license per
         // 4 000 in the synthetic corpus and in crates.io-like texts (a text
         // of typical size, 15 kB, holds a few dozen of each: growing every
-        // table from empty cost a tenth of its parse).
-        let requirements = text.len() / 300;
-        let coordinates = text.len() / 1_200;
-        let quoted = text.len() / 1_000;
+        // table from empty cost a tenth of its parse). A short text holds
+        // more distinct tokens a byte than that, and a table's slots hold
+        // their entries, so growing one moves 40-byte entries: P1r's
+        // revision (15 kB) parsed 16 % slower with these densities alone
+        // than with the old tables. A few dozen more of each keep a text of
+        // that size from growing its tables; a long one (P1's 1.2 MB) is
+        // sized as before (four times the density slowed it by a tenth:
+        // larger tables, less of them in the cache).
+        let requirements = 128 + text.len() / 300;
+        let coordinates = 32 + text.len() / 1_200;
+        let quoted = 32 + text.len() / 1_000;
         let licenses = text.len() / 4_000;
         Interner {
             buffers: crate::index::Buffers::default(),
@@ -694,5 +701,4 @@ mod tests {
         assert!(interner.tables.coordinates.slots.len() >= super::Interner::WARM_FROM);
         assert!(interner.warming().is_some());
     }
-
 }
