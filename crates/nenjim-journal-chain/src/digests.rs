@@ -139,14 +139,16 @@ impl DigestIndex {
 mod tests {
     use super::*;
 
+    /// A digest of zeros but its first and last bytes.
+    fn digest(first: u8, last: u8) -> RevisionDigest {
+        let mut bytes = [0u8; 32];
+        bytes[0] = first;
+        bytes[31] = last;
+        RevisionDigest::from_bytes(bytes)
+    }
+
     #[test]
     fn a_taken_prefix_or_a_large_number_goes_to_the_full_key_map() {
-        let digest = |first: u8, last: u8| {
-            let mut bytes = [0u8; 32];
-            bytes[0] = first;
-            bytes[31] = last;
-            RevisionDigest::from_bytes(bytes)
-        };
         let mut index = DigestIndex::default();
         let at = |index, position| Located { index, position };
         index.insert(&digest(1, 0), at(0, 0));
@@ -164,12 +166,6 @@ mod tests {
 
     #[test]
     fn a_vacancy_is_the_place_insert_chooses_and_a_stored_digest_is_none() {
-        let digest = |first: u8, last: u8| {
-            let mut bytes = [0u8; 32];
-            bytes[0] = first;
-            bytes[31] = last;
-            RevisionDigest::from_bytes(bytes)
-        };
         let at = |index, position| Located { index, position };
         // The revisions the index confirms its prefix entries with.
         let stored: Vec<JournalRevision> = (0..2u8)

@@ -288,14 +288,12 @@ impl FileSystem for RealFileSystem {
     }
 }
 
-/// The rest of [`RealFileSystem`]'s `read_into`, once `file` is open
-/// (`O_NOFOLLOW | O_NONBLOCK`): `buf` is empty.
-fn read_opened(file: std::fs::File, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
-    // The entry was a regular file when it was listed; check the opened
-    // handle again, so that a file replaced in between is not read.
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        let kind = if metadata.is_dir() {
+/// The checks of an opened entry, from its handle's metadata: still a
+/// regular file (the entry was one when it was listed; one replaced in
+/// between is not read), and not over `limit` bytes.
+fn check_opened(is_file: bool, is_dir: bool, len: u64, limit: u64) -> io::Result<()> {
+    if !is_file {
+        let kind = if is_dir {
             io::ErrorKind::IsADirectory
         } else {
             io::ErrorKind::InvalidInput
@@ -305,12 +303,20 @@ fn read_opened(file: std::fs::File, limit: u64, buf: &mut Vec<u8>) -> io::Result
             "the entry is no longer a regular file",
         ));
     }
-    if metadata.len() > limit {
+    if len > limit {
         return Err(io::Error::new(
             io::ErrorKind::FileTooLarge,
-            format!("the file holds {} bytes", metadata.len()),
+            format!("the file holds {len} bytes"),
         ));
     }
+    Ok(())
+}
+
+/// The rest of [`RealFileSystem`]'s `read_into`, once `file` is open
+/// (`O_NOFOLLOW | O_NONBLOCK`): `buf` is empty.
+fn read_opened(file: std::fs::File, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+    let metadata = file.metadata()?;
+    check_opened(metadata.is_file(), metadata.is_dir(), metadata.len(), limit)?;
     let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);
     if buf.capacity() < capacity {
         // A new allocation (growing the old one would copy it); a
@@ -378,24 +384,13 @@ impl Directory for OpenDirectory {
         // read on to its end as `read` reads it.
         let stat = rustix::fs::fstat(&fd)?;
         let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode);
-        if kind != rustix::fs::FileType::RegularFile {
-            let kind = if kind == rustix::fs::FileType::Directory {
-                io::ErrorKind::IsADirectory
-            } else {
-                io::ErrorKind::InvalidInput
-            };
-            return Err(io::Error::new(
-                kind,
-                "the entry is no longer a regular file",
-            ));
-        }
         let len = u64::try_from(stat.st_size).unwrap_or(0);
-        if len > limit {
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                format!("the file holds {len} bytes"),
-            ));
-        }
+        check_opened(
+            kind == rustix::fs::FileType::RegularFile,
+            kind == rustix::fs::FileType::Directory,
+            len,
+            limit,
+        )?;
         let want = usize::try_from(len.saturating_add(1)).unwrap_or(usize::MAX);
         let most = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
         // The first read fills the spare capacity: never beyond the limit.
