@@ -14,7 +14,7 @@ use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 
 use crate::LoadOptions;
-use nenjim_journal_store::{EntryKind, FileSystem};
+use nenjim_journal_store::{Directory, EntryKind, FileSystem};
 
 /// The suffix of a runtime revision file (section 7), for every tool that
 /// looks for revision files: the seam's
@@ -61,35 +61,36 @@ impl RevisionFile {
     /// `<version><suffix>`, the file's name in its directory, written on
     /// the stack (a start opens each file by name in its opened directory).
     pub(crate) fn name(&self) -> FileName {
+        FileName(self.written_name().unwrap_or_default())
+    }
+
+    /// The name written on the stack; `None` only if it does not fit (not
+    /// reached: a token is 16 ASCII bytes, a suffix at most 16).
+    fn written_name(&self) -> Option<VersionToken> {
         use std::fmt::Write as _;
         let mut name = VersionToken::default();
-        // Not failing: a token is 16 ASCII bytes, a suffix at most 16.
-        let _ = write!(name, "{}{}", self.version, self.suffix);
-        FileName(name)
+        write!(name, "{}{}", self.version, self.suffix).ok()?;
+        Some(name)
     }
 
     /// `<root>/<coordinate>/<version><suffix>`, built in one allocation of
     /// its exact size (a start builds one per file).
     pub(crate) fn path(&self) -> PathBuf {
-        use std::fmt::Write as _;
-        let mut version = VersionToken::default();
-        if write!(version, "{}", self.version).is_err() {
-            // Not reached: a token is 16 ASCII bytes.
+        let Some(name) = self.written_name() else {
             return self.dir.join(format!("{}{}", self.version, self.suffix));
-        }
-        let version = version.as_str();
+        };
+        let name = name.as_str();
         let dir = self.dir.as_os_str();
-        let mut path = OsString::with_capacity(dir.len() + 1 + version.len() + self.suffix.len());
+        let mut path = OsString::with_capacity(dir.len() + 1 + name.len());
         path.push(dir);
         path.push(std::path::MAIN_SEPARATOR_STR);
-        path.push(version);
-        path.push(self.suffix);
+        path.push(name);
         PathBuf::from(path)
     }
 }
 
-/// A journal version's token written on the stack: a `YYYYMMDDTHHMMSSZ`
-/// token is 16 bytes (a longer text is an error), and room for a suffix.
+/// A revision file's name written on the stack: a `YYYYMMDDTHHMMSSZ`
+/// token is 16 bytes (a longer text is an error), then its suffix.
 #[derive(Default)]
 struct VersionToken {
     bytes: [u8; 32],
@@ -173,15 +174,28 @@ fn root_entries(
     check_root(fs, root)?;
     // Through the opened directory where the file system has one (no
     // allocation an entry but its name: the root holds every artifact).
-    let listed = match fs.open_dir(root) {
-        Ok(Some(mut opened)) => opened.entries_with_kinds(),
-        Ok(None) => fs.read_dir_with_kinds(root),
-        Err(error) => Err(error),
-    };
+    let (_, listed) = listing(fs, root);
     let mut names = listed.map_err(|e| root_error(root, e, true))?;
     names.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(names)
 }
+
+/// The directory `path` opened, where the file system can
+/// ([`FileSystem::open_dir`]), and its listing with kinds: through the
+/// opened directory, else by path.
+pub(crate) fn listing(fs: &dyn FileSystem, path: &Path) -> (Option<Box<dyn Directory>>, Listed) {
+    match fs.open_dir(path) {
+        Ok(Some(mut opened)) => {
+            let listed = opened.entries_with_kinds();
+            (Some(opened), listed)
+        }
+        Ok(None) => (None, fs.read_dir_with_kinds(path)),
+        Err(error) => (None, Err(error)),
+    }
+}
+
+/// A directory's entries and their kinds, as listed.
+pub(crate) type Listed = io::Result<Vec<(OsString, Option<EntryKind>)>>;
 
 /// Whether a name is ignored at both levels (it begins with `.`).
 fn is_hidden(name: &OsString) -> bool {
@@ -351,7 +365,7 @@ pub(crate) fn files_listed(
     fs: &dyn FileSystem,
     artifact: &ArtifactDir,
     dir: Arc<Path>,
-    listed: io::Result<Vec<(OsString, Option<EntryKind>)>>,
+    listed: Listed,
     options: LoadOptions,
 ) -> (Vec<RevisionFile>, Option<JournalError>) {
     let mut files = Vec::new();
@@ -386,7 +400,7 @@ fn items_listed(
     fs: &dyn FileSystem,
     artifact: &ArtifactDir,
     dir: Arc<Path>,
-    listed: io::Result<Vec<(OsString, Option<EntryKind>)>>,
+    listed: Listed,
     options: LoadOptions,
 ) -> Result<Vec<Result<RevisionFile, JournalError>>, JournalError> {
     let coordinate = &artifact.coordinate;

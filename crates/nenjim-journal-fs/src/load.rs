@@ -74,14 +74,7 @@ fn list_and_parse(
     // The directory opened once, where the file system can: listed, and
     // each file opened by name in it (`FileSystem::open_dir`).
     let dir = artifact.path();
-    let (opened, listed) = match fs.open_dir(&dir) {
-        Ok(Some(mut opened)) => {
-            let listed = opened.entries_with_kinds();
-            (Some(opened), listed)
-        }
-        Ok(None) => (None, fs.read_dir_with_kinds(&dir)),
-        Err(error) => (None, Err(error)),
-    };
+    let (opened, listed) = layout::listing(fs, &dir);
     let (files, listing_error) = layout::files_listed(fs, artifact, dir, listed, options);
     let (revisions, error) = parse_artifact(fs, opened.as_deref(), &files, worker);
     // A misplaced entry comes after the files listed before it.

@@ -137,7 +137,7 @@ impl<V> TokenMap<V> {
             (n + n / 4 + 1).next_power_of_two()
         };
         TokenMap {
-            slots: std::iter::repeat_with(|| None).take(slots).collect(),
+            slots: empty_slots(slots),
             len: 0,
         }
     }
@@ -183,8 +183,7 @@ impl<V> TokenMap<V> {
     /// Doubles the slots (at least 16) and places every entry again.
     fn grow(&mut self) {
         let len = (2 * self.slots.len()).max(16);
-        let mut slots: Box<[Option<Entry<V>>]> =
-            std::iter::repeat_with(|| None).take(len).collect();
+        let mut slots = empty_slots(len);
         for entry in std::mem::take(&mut self.slots).into_iter().flatten() {
             place(&mut slots, hash_bytes(entry.key.bytes()), entry);
         }
@@ -227,6 +226,11 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         at += 8;
     }
     word(a, n - 8) == word(b, n - 8)
+}
+
+/// `n` empty slots.
+fn empty_slots<V>(n: usize) -> Box<[Option<Entry<V>>]> {
+    std::iter::repeat_with(|| None).take(n).collect()
 }
 
 /// Puts `entry` in the first free slot from its hash's; `false` (and the
@@ -398,8 +402,7 @@ impl Interner {
     /// coordinates' table is small enough to stay in the cache (as in the
     /// one parse of a text: warming its slots would only cost).
     pub(crate) fn warming(&mut self) -> Option<&mut Warm> {
-        self.warm.len = 0;
-        self.warm.next = 0;
+        self.forget_warmed();
         (self.tables.coordinates.slots.len() >= Self::WARM_FROM).then_some(&mut self.warm)
     }
 

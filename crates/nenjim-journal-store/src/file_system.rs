@@ -312,19 +312,24 @@ fn check_opened(is_file: bool, is_dir: bool, len: u64, limit: u64) -> io::Result
     Ok(())
 }
 
+/// Gives the empty `buf` a capacity of at least `need` bytes and at most
+/// `most`: a new allocation where it has not (growing the old one would
+/// copy it). A buffer being reused gets room for the next few files of a
+/// chain, which grow; `read`'s, new, is exact.
+fn make_room(buf: &mut Vec<u8>, need: usize, most: usize) {
+    if buf.capacity() < need || buf.capacity() > most {
+        let room = if buf.capacity() == 0 { 0 } else { need / 2 };
+        *buf = Vec::with_capacity(need.saturating_add(room).min(most));
+    }
+}
+
 /// The rest of [`RealFileSystem`]'s `read_into`, once `file` is open
 /// (`O_NOFOLLOW | O_NONBLOCK`): `buf` is empty.
 fn read_opened(file: std::fs::File, limit: u64, buf: &mut Vec<u8>) -> io::Result<()> {
     let metadata = file.metadata()?;
     check_opened(metadata.is_file(), metadata.is_dir(), metadata.len(), limit)?;
     let capacity = usize::try_from(metadata.len().min(limit.saturating_add(1))).unwrap_or(0);
-    if buf.capacity() < capacity {
-        // A new allocation (growing the old one would copy it); a
-        // buffer being reused gets room for the next few files of a
-        // chain, which grow (`read`'s, new, is exact).
-        let room = if buf.capacity() == 0 { 0 } else { capacity / 2 };
-        *buf = Vec::with_capacity(capacity.saturating_add(room));
-    }
+    make_room(buf, capacity, usize::MAX);
     file.take(limit.saturating_add(1)).read_to_end(buf)?;
     Ok(())
 }
@@ -394,10 +399,7 @@ impl Directory for OpenDirectory {
         let want = usize::try_from(len.saturating_add(1)).unwrap_or(usize::MAX);
         let most = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
         // The first read fills the spare capacity: never beyond the limit.
-        if buf.capacity() < want || buf.capacity() > most {
-            let room = if buf.capacity() == 0 { 0 } else { want / 2 };
-            *buf = Vec::with_capacity(want.saturating_add(room).min(most));
-        }
+        make_room(buf, want, most);
         let read = loop {
             match rustix::io::read(&fd, rustix::buffer::spare_capacity(buf)) {
                 Err(rustix::io::Errno::INTR) => continue,
