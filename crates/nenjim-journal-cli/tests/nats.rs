@@ -380,3 +380,76 @@ fn check_of_a_nats_root_reports_every_independent_error_in_ledger_order() {
         "{doc}"
     );
 }
+
+/// A message published around the writer whose bytes differ from its
+/// record (the same size, another SHA-256) is what `check` and `verify`
+/// report as `LedgerMismatch`, naming the revision; both passed before it.
+#[test]
+fn check_and_verify_report_a_tampered_message_as_a_ledger_mismatch() {
+    use nenjim_journal_api::valuetypes::RevisionDigest;
+    use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
+    let server = NatsServer::start();
+    let root = server.root("tampered");
+    let dir = tempdir();
+    let key = dir.path().join("hub.key");
+    let keygen = run(&[&"keygen", &"hub.example", &"--out", &key]);
+    assert_code(&keygen, 0);
+    let verifier = String::from_utf8_lossy(&keygen.stdout).trim().to_owned();
+    run_json(&[&"init", &root, &"--signing-key", &key], 0);
+    run_json(
+        &[
+            &"create",
+            &root,
+            &"a",
+            &"--description",
+            &"x",
+            &"--signing-key",
+            &key,
+        ],
+        0,
+    );
+    let verified = run_json(&[&"verify", &root, &"--key", &verifier], 0);
+    assert_eq!(verified["ok"], true, "{verified}");
+    assert_code(&run(&[&"check", &root]), 0);
+
+    let tip = nenjim_journal_nats::NatsRoot::parse(&root)
+        .and_then(|r| r.ledger())
+        .and_then(|l| l.tip())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let version = "20990101T000000Z";
+    let text = genesis_text("b", version);
+    let record = Record::Revision(RevisionPointer::new(
+        "b".parse().unwrap_or_else(|e| panic!("{e}")),
+        version.parse().unwrap_or_else(|e| panic!("{e}")),
+        text.len() as u64,
+        RevisionDigest::of_text(&text),
+    ));
+    let line = Entry::new(tip + 1, record).to_string();
+    let tampered = text.replace("the b artifact", "the B artifact");
+    assert_eq!(tampered.len(), text.len());
+    server.publish(
+        "nenjim.tampered.ledger",
+        &[("Nenjim-Record", &line)],
+        tampered.as_bytes(),
+    );
+    let named = format!("{root}/b/{version}.journal");
+
+    let out = run(&[&"check", &root, &"--json"]);
+    assert_code(&out, 1);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let kinds: Vec<&str> = doc["errors"]
+        .as_array()
+        .map(|errors| errors.iter().filter_map(|e| e["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(kinds, ["LedgerMismatch"], "{doc}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&named), "{stderr}");
+
+    let out = run(&[&"verify", &root, &"--key", &verifier, &"--json"]);
+    assert_code(&out, 1);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(doc["ok"], false, "{doc}");
+    assert_eq!(doc["error"]["kind"], "LedgerMismatch", "{doc}");
+    let said = doc["error"].to_string();
+    assert!(said.contains(&named), "{doc}");
+}

@@ -158,6 +158,75 @@ impl NatsServer {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Publishes `body` with `headers` on `subject` as another program
+    /// could, around the ledger: the NATS protocol itself on a TCP
+    /// connection (`HPUB` with a reply subject), no client library; waits
+    /// for the reply (the stream's acknowledgement, by which the message
+    /// is stored) and returns it. A header value holds no line break.
+    ///
+    /// # Panics
+    ///
+    /// When the server cannot be reached, refuses the message, or answers
+    /// with no acknowledgement (a test that damages a root fails then).
+    pub fn publish(&self, subject: &str, headers: &[(&str, &str)], body: &[u8]) -> String {
+        use std::io::{Read as _, Write as _};
+        let stream = TcpStream::connect(("127.0.0.1", self.port))
+            .unwrap_or_else(|e| panic!("cannot reach nats-server on port {}: {e}", self.port));
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+        let mut writer = stream
+            .try_clone()
+            .expect("a second handle on the connection");
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("the server's INFO");
+        assert!(line.starts_with("INFO "), "not a NATS server: {line}");
+        let mut block = String::from("NATS/1.0\r\n");
+        for (name, value) in headers {
+            assert!(
+                !value.contains(['\r', '\n']),
+                "a header value with a line break"
+            );
+            block.push_str(&format!("{name}: {value}\r\n"));
+        }
+        block.push_str("\r\n");
+        let mut message = format!(
+            "CONNECT {{\"verbose\":false,\"pedantic\":false,\"headers\":true,\"no_responders\":true,\"protocol\":1}}\r\n\
+             SUB _INBOX.nenjim-testkit 1\r\n\
+             HPUB {subject} _INBOX.nenjim-testkit {} {}\r\n{block}",
+            block.len(),
+            block.len() + body.len()
+        )
+        .into_bytes();
+        message.extend_from_slice(body);
+        message.extend_from_slice(b"\r\n");
+        writer.write_all(&message).expect("the publication sent");
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line).expect("the server's answer");
+            assert!(read > 0, "the server closed the connection");
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["PING"] => writer.write_all(b"PONG\r\n").expect("a PONG sent"),
+                ["MSG", _, "1", size] => {
+                    let size: usize = size.parse().expect("a message size");
+                    let mut reply = vec![0; size + 2];
+                    reader.read_exact(&mut reply).expect("the acknowledgement");
+                    reply.truncate(size);
+                    let reply = String::from_utf8_lossy(&reply).into_owned();
+                    assert!(
+                        reply.contains("\"seq\"") && !reply.contains("\"error\""),
+                        "the stream did not store the message on {subject}: {reply}"
+                    );
+                    return reply;
+                }
+                _ if line.starts_with("-ERR") || line.starts_with("HMSG") => {
+                    panic!("the server refused the publication on {subject}: {line}")
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Stops the server gracefully (SIGTERM to its PID, then waits for it):
     /// what it acknowledged is on disk.
     pub fn stop(&mut self) {
