@@ -169,62 +169,31 @@ impl NatsServer {
     /// When the server cannot be reached, refuses the message, or answers
     /// with no acknowledgement (a test that damages a root fails then).
     pub fn publish(&self, subject: &str, headers: &[(&str, &str)], body: &[u8]) -> String {
-        use std::io::{Read as _, Write as _};
-        let stream = TcpStream::connect(("127.0.0.1", self.port))
-            .unwrap_or_else(|e| panic!("cannot reach nats-server on port {}: {e}", self.port));
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-        let mut writer = stream
-            .try_clone()
-            .expect("a second handle on the connection");
-        let mut reader = BufReader::new(stream);
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("the server's INFO");
-        assert!(line.starts_with("INFO "), "not a NATS server: {line}");
         let mut block = String::from("NATS/1.0\r\n");
         for (name, value) in headers {
             assert!(
                 !value.contains(['\r', '\n']),
                 "a header value with a line break"
             );
-            block.push_str(&format!("{name}: {value}\r\n"));
+            block = format!("{block}{name}: {value}\r\n");
         }
         block.push_str("\r\n");
-        let mut message = format!(
-            "CONNECT {{\"verbose\":false,\"pedantic\":false,\"headers\":true,\"no_responders\":true,\"protocol\":1}}\r\n\
-             SUB _INBOX.nenjim-testkit 1\r\n\
-             HPUB {subject} _INBOX.nenjim-testkit {} {}\r\n{block}",
-            block.len(),
-            block.len() + body.len()
-        )
-        .into_bytes();
-        message.extend_from_slice(body);
-        message.extend_from_slice(b"\r\n");
-        writer.write_all(&message).expect("the publication sent");
-        loop {
-            line.clear();
-            let read = reader.read_line(&mut line).expect("the server's answer");
-            assert!(read > 0, "the server closed the connection");
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.as_slice() {
-                ["PING"] => writer.write_all(b"PONG\r\n").expect("a PONG sent"),
-                ["MSG", _, "1", size] => {
-                    let size: usize = size.parse().expect("a message size");
-                    let mut reply = vec![0; size + 2];
-                    reader.read_exact(&mut reply).expect("the acknowledgement");
-                    reply.truncate(size);
-                    let reply = String::from_utf8_lossy(&reply).into_owned();
-                    assert!(
-                        reply.contains("\"seq\"") && !reply.contains("\"error\""),
-                        "the stream did not store the message on {subject}: {reply}"
-                    );
-                    return reply;
-                }
-                _ if line.starts_with("-ERR") || line.starts_with("HMSG") => {
-                    panic!("the server refused the publication on {subject}: {line}")
-                }
-                _ => {}
-            }
-        }
+        let reply = request(self.port, |inbox| {
+            let mut message = format!(
+                "HPUB {subject} {inbox} {} {}\r\n{block}",
+                block.len(),
+                block.len() + body.len()
+            )
+            .into_bytes();
+            message.extend_from_slice(body);
+            message
+        })
+        .unwrap_or_else(|e| panic!("publishing on {subject}: {e}"));
+        assert!(
+            reply.contains("\"seq\"") && !reply.contains("\"error\""),
+            "the stream did not store the message on {subject}: {reply}"
+        );
+        reply
     }
 
     /// Stops the server gracefully (SIGTERM to its PID, then waits for it):
@@ -344,7 +313,37 @@ impl NatsCluster {
         for i in 0..size {
             cluster.wait_healthy(i);
         }
+        cluster.wait_placeable();
         cluster
+    }
+
+    /// Polls until a stream with a replica on every node can be placed
+    /// (then deletes it): `/healthz` answers once a meta leader is known,
+    /// but the leader places replicas only on the peers it has heard
+    /// from ("no suitable peers for placement, peer offline" before).
+    fn wait_placeable(&self) {
+        const PROBE: &str = "NENJIM_TESTKIT_READY";
+        let create = format!(
+            "{{\"name\":\"{PROBE}\",\"subjects\":[\"nenjim-testkit.ready\"],\"storage\":\"memory\",\"num_replicas\":{}}}",
+            self.nodes.len()
+        );
+        let ask = |api: &str, body: &str| {
+            request(self.nodes[0].port, |inbox| {
+                format!("PUB $JS.API.{api}.{PROBE} {inbox} {}\r\n{body}", body.len()).into_bytes()
+            })
+        };
+        let mut last = String::new();
+        for _ in 0..1200 {
+            match ask("STREAM.CREATE", &create) {
+                Ok(reply) if !reply.contains("\"error\"") => match ask("STREAM.DELETE", "") {
+                    Ok(reply) if reply.contains("\"success\":true") => return,
+                    Ok(reply) | Err(reply) => panic!("cannot delete the probe stream: {reply}"),
+                },
+                Ok(reply) | Err(reply) => last = reply,
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the cluster could not place a stream on every node within 60 s: {last}");
     }
 
     fn spawn(&mut self, i: usize) {
@@ -492,6 +491,56 @@ impl Drop for NatsCluster {
     fn drop(&mut self) {
         for i in 0..self.nodes.len() {
             self.kill(i);
+        }
+    }
+}
+
+/// A request over the NATS protocol itself to the server on
+/// 127.0.0.1:`port` (a plain TCP connection, no client library): subscribes
+/// to an inbox, sends what `message` writes for it (a `PUB` or `HPUB`
+/// naming the inbox as its reply subject, without its final CRLF) and
+/// returns the first reply's payload; answers `PING`s on the way.
+fn request(port: u16, message: impl FnOnce(&str) -> Vec<u8>) -> Result<String, String> {
+    use std::io::{Read as _, Write as _};
+    const INBOX: &str = "_INBOX.nenjim-testkit";
+    let stream = TcpStream::connect(("127.0.0.1", port))
+        .map_err(|e| format!("cannot reach nats-server on port {port}: {e}"))?;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).map_err(|e| e.to_string())?;
+    if !line.starts_with("INFO ") {
+        return Err(format!("not a NATS server: {line}"));
+    }
+    let mut bytes = format!(
+        "CONNECT {{\"verbose\":false,\"pedantic\":false,\"headers\":true,\"no_responders\":true,\"protocol\":1}}\r\n\
+         SUB {INBOX} 1\r\n"
+    )
+    .into_bytes();
+    bytes.extend(message(INBOX));
+    bytes.extend_from_slice(b"\r\n");
+    writer.write_all(&bytes).map_err(|e| e.to_string())?;
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        if read == 0 {
+            return Err("the server closed the connection".to_owned());
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["PING"] => writer.write_all(b"PONG\r\n").map_err(|e| e.to_string())?,
+            ["MSG", _, "1", size] => {
+                let size: usize = size.parse().map_err(|_| format!("a bad size: {line}"))?;
+                let mut reply = vec![0; size + 2];
+                reader.read_exact(&mut reply).map_err(|e| e.to_string())?;
+                reply.truncate(size);
+                return Ok(String::from_utf8_lossy(&reply).into_owned());
+            }
+            _ if line.starts_with("-ERR") || line.starts_with("HMSG") => {
+                return Err(format!("the server refused it: {}", line.trim_end()));
+            }
+            _ => {}
         }
     }
 }
