@@ -182,16 +182,27 @@ fn a_nats_root_no_writer_created_is_missing_and_writing_says_to_init_it() {
     assert_code(&run(&[&"list", &root]), 2);
 }
 
-#[test]
-fn checkpoint_verify_and_prove_work_on_a_signed_nats_root() {
-    let server = NatsServer::start();
-    let root = server.root("signed");
+/// The signed root `name` on `server`, created by `init` with a key made
+/// by `keygen`: its URL, the directory holding the key, the key file and
+/// its verifier key.
+fn signed_root(
+    server: &NatsServer,
+    name: &str,
+) -> (String, tempfile::TempDir, std::path::PathBuf, String) {
+    let root = server.root(name);
     let dir = tempdir();
     let key = dir.path().join("hub.key");
     let keygen = run(&[&"keygen", &"hub.example", &"--out", &key]);
     assert_code(&keygen, 0);
     let verifier = String::from_utf8_lossy(&keygen.stdout).trim().to_owned();
     run_json(&[&"init", &root, &"--signing-key", &key], 0);
+    (root, dir, key, verifier)
+}
+
+#[test]
+fn checkpoint_verify_and_prove_work_on_a_signed_nats_root() {
+    let server = NatsServer::start();
+    let (root, dir, key, verifier) = signed_root(&server, "signed");
     for (name, text) in [("a", "x"), ("b", "y")] {
         run_json(
             &[
@@ -389,13 +400,7 @@ fn check_and_verify_report_a_tampered_message_as_a_ledger_mismatch() {
     use nenjim_journal_api::valuetypes::RevisionDigest;
     use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
     let server = NatsServer::start();
-    let root = server.root("tampered");
-    let dir = tempdir();
-    let key = dir.path().join("hub.key");
-    let keygen = run(&[&"keygen", &"hub.example", &"--out", &key]);
-    assert_code(&keygen, 0);
-    let verifier = String::from_utf8_lossy(&keygen.stdout).trim().to_owned();
-    run_json(&[&"init", &root, &"--signing-key", &key], 0);
+    let (root, _dir, key, verifier) = signed_root(&server, "tampered");
     run_json(
         &[
             &"create",
