@@ -314,21 +314,31 @@ fn genesis_text(coordinate: &str, version: &str) -> String {
     )
 }
 
-/// Commits `text` as the revision of `coordinate` at `version` after the
-/// ledger's tip, as another (broken) writer could.
-fn commit_raw(root: &str, coordinate: &str, version: &str, text: &str) {
+/// The ledger record of `text` as the revision of `coordinate` at
+/// `version`: its size and SHA-256.
+fn revision_record(
+    coordinate: &str,
+    version: &str,
+    text: &str,
+) -> nenjim_journal_store::ledger::Record {
     use nenjim_journal_api::valuetypes::RevisionDigest;
     use nenjim_journal_store::ledger::{Record, RevisionPointer};
-    let ledger = nenjim_journal_nats::NatsRoot::parse(root)
-        .and_then(|r| r.ledger())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let tip = ledger.tip().unwrap_or_else(|e| panic!("{e}"));
-    let record = Record::Revision(RevisionPointer::new(
+    Record::Revision(RevisionPointer::new(
         coordinate.parse().unwrap_or_else(|e| panic!("{e}")),
         version.parse().unwrap_or_else(|e| panic!("{e}")),
         text.len() as u64,
         RevisionDigest::of_text(text),
-    ));
+    ))
+}
+
+/// Commits `text` as the revision of `coordinate` at `version` after the
+/// ledger's tip, as another (broken) writer could.
+fn commit_raw(root: &str, coordinate: &str, version: &str, text: &str) {
+    let ledger = nenjim_journal_nats::NatsRoot::parse(root)
+        .and_then(|r| r.ledger())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tip = ledger.tip().unwrap_or_else(|e| panic!("{e}"));
+    let record = revision_record(coordinate, version, text);
     if let Err(e) = ledger.commit_at(tip, record, Some(text.as_bytes())) {
         panic!("{e:?}");
     }
@@ -397,8 +407,7 @@ fn check_of_a_nats_root_reports_every_independent_error_in_ledger_order() {
 /// report as `LedgerMismatch`, naming the revision; both passed before it.
 #[test]
 fn check_and_verify_report_a_tampered_message_as_a_ledger_mismatch() {
-    use nenjim_journal_api::valuetypes::RevisionDigest;
-    use nenjim_journal_store::ledger::{Entry, Record, RevisionPointer};
+    use nenjim_journal_store::ledger::Entry;
     let server = NatsServer::start();
     let (root, _dir, key, verifier) = signed_root(&server, "tampered");
     run_json(
@@ -423,13 +432,7 @@ fn check_and_verify_report_a_tampered_message_as_a_ledger_mismatch() {
         .unwrap_or_else(|e| panic!("{e}"));
     let version = "20990101T000000Z";
     let text = genesis_text("b", version);
-    let record = Record::Revision(RevisionPointer::new(
-        "b".parse().unwrap_or_else(|e| panic!("{e}")),
-        version.parse().unwrap_or_else(|e| panic!("{e}")),
-        text.len() as u64,
-        RevisionDigest::of_text(&text),
-    ));
-    let line = Entry::new(tip + 1, record).to_string();
+    let line = Entry::new(tip + 1, revision_record("b", version, &text)).to_string();
     let tampered = text.replace("the b artifact", "the B artifact");
     assert_eq!(tampered.len(), text.len());
     server.publish(
