@@ -1,6 +1,7 @@
 //! P7 a million revisions (not criterion: one start of the full root takes
 //! seconds, so each measure is timed `NENJIM_BENCH_P7_RUNS` times and the
-//! median is recorded for `cargo xtask bench-report`).
+//! median is recorded for `cargo xtask bench-report`; a start and its
+//! floor are timed in turns, after one unmeasured read of the root).
 //!
 //! On the `NENJIM_BENCH_MILLION` root (default 1 000 000 revision files,
 //! 200 000 artifacts x 5 revisions, the corpus shape of P3) and on a copy
@@ -28,35 +29,51 @@ use std::time::Instant;
 use nenjim_journal_benches::{floor, setup};
 use nenjim_journal_ref::JournalAssembly;
 
+/// The median of `times` and every timing, in nanoseconds.
+fn median(times: Vec<f64>) -> (f64, Vec<f64>) {
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    (sorted[sorted.len() / 2], times)
+}
+
 /// Median of `runs` timings of `f`, in nanoseconds, and every timing.
 fn median_ns(runs: usize, mut f: impl FnMut() -> u128) -> (f64, Vec<f64>) {
-    let mut times: Vec<f64> = (0..runs.max(1)).map(|_| f() as f64).collect();
-    let all = times.clone();
-    times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], all)
+    median((0..runs.max(1)).map(|_| f() as f64).collect())
 }
 
-fn floor_ns(root: &Path, cores: usize, runs: usize) -> (f64, Vec<f64>) {
-    median_ns(runs, || {
-        let t = Instant::now();
-        if let Err(e) = floor::read_and_hash(root, cores) {
-            panic!("floor failed on {}: {e}", root.display());
-        }
-        t.elapsed().as_nanos()
-    })
+fn floor_once(root: &Path, cores: usize) -> u128 {
+    let t = Instant::now();
+    if let Err(e) = floor::read_and_hash(root, cores) {
+        panic!("floor failed on {}: {e}", root.display());
+    }
+    t.elapsed().as_nanos()
 }
 
-fn start_ns(root: &Path, runs: usize) -> (f64, Vec<f64>) {
-    median_ns(runs, || {
-        let assembly = JournalAssembly::new(root);
-        let t = Instant::now();
-        if let Err(e) = assembly.process().start() {
-            panic!("start failed on {}: {e}", root.display());
-        }
-        let elapsed = t.elapsed().as_nanos();
-        drop(assembly); // dropped outside the measurement
-        elapsed
-    })
+fn start_once(root: &Path) -> u128 {
+    let assembly = JournalAssembly::new(root);
+    let t = Instant::now();
+    if let Err(e) = assembly.process().start() {
+        panic!("start failed on {}: {e}", root.display());
+    }
+    let elapsed = t.elapsed().as_nanos();
+    drop(assembly); // dropped outside the measurement
+    elapsed
+}
+
+/// The read+hash floor and start() of `root`, `runs` times each, in
+/// turns (floor, start, floor, start, ...), after one unmeasured read of
+/// every file: both are measured on a warm page cache (a cold one times
+/// the disk, not either reader; session 41's floor ran cold at 124 s,
+/// 31 s, 15 s), and whatever else the host does in the meantime falls on
+/// both alike. Returns (floor, start), each as (median, every run).
+fn floor_and_start(root: &Path, cores: usize, runs: usize) -> ((f64, Vec<f64>), (f64, Vec<f64>)) {
+    floor_once(root, cores);
+    let (mut floors, mut starts) = (Vec::new(), Vec::new());
+    for _ in 0..runs.max(1) {
+        floors.push(floor_once(root, cores) as f64);
+        starts.push(start_once(root) as f64);
+    }
+    (median(floors), median(starts))
 }
 
 fn refresh_ns(root: &Path, files: usize, runs: usize) -> (f64, Vec<f64>) {
@@ -134,12 +151,12 @@ fn main() -> ExitCode {
         generated.elapsed().as_secs_f64()
     );
 
-    let (small_start, small_all) = start_ns(&small_root, runs);
     // The floor at a tenth of the size too: the growth target is about
     // start()'s own scaling, and the floor's growth shows what the machine
     // (page cache, inode and dentry caches, one directory of 200 000
     // artifacts) does to any reader of ten times the files.
-    let (small_floor, small_floor_all) = floor_ns(&small_root, cores, runs);
+    let ((small_floor, small_floor_all), (small_start, small_all)) =
+        floor_and_start(&small_root, cores, runs);
     let mut roots = Vec::new();
     for (name, root) in [("plain", Ok(&plain)), ("ledger", ledger.as_ref())] {
         let root = match root {
@@ -149,8 +166,7 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        let (floor, floor_all) = floor_ns(root, cores, runs);
-        let (start, start_all) = start_ns(root, runs);
+        let ((floor, floor_all), (start, start_all)) = floor_and_start(root, cores, runs);
         let (refresh, refresh_all) = refresh_ns(root, files, runs);
         let memory = rss(root);
         eprintln!(
