@@ -216,9 +216,8 @@ impl Follower {
                 // when it delivered none: an entry already yielded is that,
                 // and the consumer is made again after the last one.
                 Woke::Message(Some(Ok(message)))
-                    if message
-                        .info()
-                        .is_ok_and(|info| info.stream_sequence <= self.last) =>
+                    if crate::ledger::stream_sequence(&message)
+                        .is_some_and(|sequence| sequence <= self.last) =>
                 {
                     self.resuming = Some("consumer restarted behind");
                     self.messages = None;

@@ -15,16 +15,39 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::address::Credentials;
 
+/// The system's roots, read and parsed once a process for each value of
+/// the variables that choose them (`SSL_CERT_FILE`, `SSL_CERT_DIR`): every
+/// connection has a TLS configuration, a plain one too (a server may ask
+/// for TLS), and reading the system's bundle (about 150 certificates) took
+/// 10-15 ms of each connection, a part of every NATS start (P16).
+fn system_roots() -> rustls::RootCertStore {
+    type Key = [Option<std::ffi::OsString>; 2];
+    static READ: std::sync::Mutex<Option<(Key, rustls::RootCertStore)>> =
+        std::sync::Mutex::new(None);
+    let key: Key = ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(std::env::var_os);
+    let mut read = READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match &*read {
+        Some((at, roots)) if *at == key => roots.clone(),
+        _ => {
+            let mut roots = rustls::RootCertStore::empty();
+            roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+            *read = Some((key, roots.clone()));
+            roots
+        }
+    }
+}
+
 /// The TLS configuration of a connection with `credentials` (to the
 /// root `address`, for messages).
 pub(crate) fn client_config(
     credentials: &Credentials,
     address: &str,
 ) -> Result<rustls::ClientConfig, JournalError> {
-    let mut roots = rustls::RootCertStore::empty();
     // The system's roots: a bundle that fails in part still gives the
     // rest (as every TLS client here does); NATS_CA is checked strictly.
-    roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+    let mut roots = system_roots();
     if let Some(ca) = &credentials.ca {
         let certificates = read_certificates(ca, "NATS_CA", address)?;
         for certificate in certificates {

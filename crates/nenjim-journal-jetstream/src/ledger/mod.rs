@@ -16,7 +16,7 @@ mod streams;
 
 pub use commit::{ATOMIC_BATCH_BYTES, ATOMIC_BATCH_MAX, CommitError};
 #[doc(hidden)]
-pub use read::{MessageBody, parse_message};
+pub use read::{MessageBody, parse_message, stream_sequence};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -121,6 +121,72 @@ fn committed_entries_read_back_in_batches_with_their_revisions() {
     assert_eq!(fence.to_string(), "2 FENCE 2");
 }
 
+/// The reader takes each message's stream sequence from its reply
+/// subject without parsing the rest of it (`ledger::stream_sequence`):
+/// on a server's own messages it reads what async-nats's `Message::info`
+/// reads, from any start, fences and revisions alike; and it refuses a
+/// subject that is not a `$JS.ACK` one of either form (ADR-15).
+#[test]
+fn the_stream_sequence_of_a_message_is_the_one_async_nats_reads() {
+    let server = NatsServer::start();
+    let root = root(&server, "main");
+    let ledger = created(&root);
+    let mut tip = 0;
+    for (version, text) in chain() {
+        tip = commit(&ledger, tip, &version, &text).sequence();
+        tip = ledger
+            .commit_at(tip, Record::Fence { epoch: tip }, None)
+            .unwrap()
+            .sequence();
+    }
+    let raw = raw::Raw::connect(&server);
+    let stream = &ledger.names().stream;
+    for start in [1, 2, 5] {
+        let read = raw.sequences(stream, start, 7 - start as usize);
+        let expected: Vec<(Option<u64>, u64)> = (start..=6).map(|s| (Some(s), s)).collect();
+        assert_eq!(read, expected, "from {start}");
+    }
+    let message = |reply: &str| async_nats::Message {
+        subject: "nenjim.main.ledger".into(),
+        reply: Some(reply.into()),
+        payload: Default::default(),
+        headers: None,
+        status: None,
+        description: None,
+        length: 0,
+    };
+    let sequence = |reply: &str| nenjim_journal_nats::ledger::stream_sequence(&message(reply));
+    // ADR-15's two forms: 7 tokens after the prefix, and 9 or more.
+    assert_eq!(
+        sequence("$JS.ACK.S.C.1.42.7.1700000000000000000.0"),
+        Some(42)
+    );
+    assert_eq!(
+        sequence("$JS.ACK.hub.ACC.S.C.1.43.7.1700000000000000000.0.tok"),
+        Some(43)
+    );
+    assert_eq!(
+        sequence("$JS.ACK._.ACC.S.C.1.44.7.1700000000000000000.0"),
+        Some(44)
+    );
+    for refused in [
+        "$JS.ACK.S.C.1.x.7.1700000000000000000.0",
+        "$JS.ACK.S.C.1.42.7.1700000000000000000",
+        "$JS.ACK.S.C.1.42.7.17.0.1",
+        "$JS.NAK.S.C.1.42.7.1700000000000000000.0",
+        "_INBOX.abc",
+    ] {
+        assert_eq!(sequence(refused), None, "{refused}");
+    }
+    assert_eq!(
+        nenjim_journal_nats::ledger::stream_sequence(&async_nats::Message {
+            reply: None,
+            ..message("$JS.ACK.S.C.1.42.7.1700000000000000000.0")
+        }),
+        None
+    );
+}
+
 #[test]
 fn a_root_without_its_stream_is_missing_and_loading_creates_nothing() {
     let server = NatsServer::start();

@@ -38,6 +38,38 @@ impl Raw {
         })
     }
 
+    /// Every message of the stream `stream` from `start`, through an
+    /// ordered consumer as the ledger reads them: for each, the stream
+    /// sequence the reader takes from its reply subject
+    /// (`ledger::stream_sequence`) and the one async-nats's own
+    /// `Message::info` parses.
+    pub fn sequences(&self, stream: &str, start: u64, count: usize) -> Vec<(Option<u64>, u64)> {
+        use async_nats::jetstream::consumer::{DeliverPolicy, pull::OrderedConfig};
+        use futures::StreamExt as _;
+        self.runtime.block_on(async {
+            let stream = self.js.get_stream(stream).await.unwrap();
+            let consumer = stream
+                .create_consumer(OrderedConfig {
+                    deliver_policy: DeliverPolicy::ByStartSequence {
+                        start_sequence: start,
+                    },
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            let mut messages = consumer.messages().await.unwrap();
+            let mut read = Vec::new();
+            while read.len() < count {
+                let message = messages.next().await.unwrap().unwrap();
+                read.push((
+                    nenjim_journal_nats::ledger::stream_sequence(&message),
+                    message.info().unwrap().stream_sequence,
+                ));
+            }
+            read
+        })
+    }
+
     /// The configuration of the stream `stream`.
     pub fn stream_config(&self, stream: &str) -> jetstream::stream::Config {
         self.runtime.block_on(async {
