@@ -17,6 +17,10 @@ pub use nenjim_journal_store::ledger::{
     entry_path, ledger_dir, revision_path, segment_path,
 };
 
+/// The bytes of revisions a ledger carried, by sequence (sequences are
+/// small distinct integers: a cheap hash serves them).
+pub(crate) type Carried = HashMap<u64, Vec<u8>, rustc_hash::FxBuildHasher>;
+
 /// A root's ledger as read: every entry in ascending sequence order, and
 /// the bytes of the revisions the backend carried with them (a NATS
 /// message does; a directory's or a bucket's ledger carries none: the
@@ -27,7 +31,7 @@ pub struct Ledger {
     /// The last sequence a segment covers (0 when there is none).
     segmented: u64,
     /// The revisions' bytes carried with their entries, by sequence.
-    carried: HashMap<u64, Vec<u8>>,
+    carried: Carried,
 }
 
 impl Ledger {
@@ -36,7 +40,7 @@ impl Ledger {
         Ledger {
             entries,
             segmented: 0,
-            carried: HashMap::new(),
+            carried: Carried::default(),
         }
     }
     /// A ledger of `entries` (ascending), each with the bytes of the
@@ -72,7 +76,7 @@ impl Ledger {
             .filter_map(|e| e.revision().map(|p| (e.sequence(), p)))
     }
     /// The carried bytes, taken out (the ledger keeps its entries).
-    pub(crate) fn take_carried(&mut self) -> HashMap<u64, Vec<u8>> {
+    pub(crate) fn take_carried(&mut self) -> Carried {
         std::mem::take(&mut self.carried)
     }
     /// Every entry with its carried bytes, in order.
@@ -114,7 +118,7 @@ pub fn read(fs: &dyn FileSystem, root: &Path) -> Result<Option<Ledger>, JournalE
     Ok(Some(Ledger {
         entries,
         segmented,
-        carried: HashMap::new(),
+        carried: Carried::default(),
     }))
 }
 

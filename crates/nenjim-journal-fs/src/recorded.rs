@@ -7,6 +7,8 @@
 //! path of the backend's file system that the backend would have to fake.
 
 use std::collections::HashMap;
+
+use rustc_hash::FxBuildHasher;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,7 +20,7 @@ use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText};
 
 use crate::layout::{self, RevisionFile};
-use crate::ledger::{Ledger, LedgerReader, RevisionPointer};
+use crate::ledger::{Carried, Ledger, LedgerReader, RevisionPointer};
 use crate::read;
 use crate::{LoadOptions, pipeline};
 use nenjim_journal_store::FileSystem;
@@ -148,14 +150,14 @@ type Parsed = (Vec<(u64, JournalRevision)>, Option<(u64, JournalError)>);
 pub(crate) fn load(
     source: Source<'_>,
     ledger: &Ledger,
-    mut carried: HashMap<u64, Vec<u8>>,
+    mut carried: Carried,
 ) -> Result<ChainState, JournalError> {
     let revisions = recorded(ledger, &mut carried);
     ingest_all(source, revisions, ChainState::new(), &mut |_| {})
 }
 
 /// The revisions `ledger` records, each with the bytes it carried.
-fn recorded<'p>(ledger: &'p Ledger, carried: &mut HashMap<u64, Vec<u8>>) -> Vec<Recorded<'p>> {
+fn recorded<'p>(ledger: &'p Ledger, carried: &mut Carried) -> Vec<Recorded<'p>> {
     ledger
         .revisions()
         .map(|(sequence, pointer)| Recorded {
@@ -179,27 +181,37 @@ fn ingest_all(
     let root = source.root;
     let sequences: Vec<u64> = revisions.iter().map(|r| r.sequence).collect();
     let groups = by_artifact(revisions);
-    let mut expected = sequences.into_iter().peekable();
-    let mut pending: HashMap<u64, JournalRevision> = HashMap::new();
+    // The revisions parsed ahead of their turn, at their places in
+    // `sequences` (found by binary search: no hashing, no allocation a
+    // revision; an interleaved ledger holds most of a start here).
+    let mut pending: Vec<Option<JournalRevision>> = std::iter::repeat_with(|| None)
+        .take(sequences.len())
+        .collect();
+    // The place in `sequences` of the next revision to ingest.
+    let mut next = 0;
     let mut failed: Option<(u64, JournalError)> = None;
     pipeline::in_order(
         groups,
         Interner::default,
         |interner, files| parse_group(source, files, interner),
         |(revisions, error): Parsed| {
-            pending.extend(revisions);
+            for (sequence, revision) in revisions {
+                if let Ok(place) = sequences.binary_search(&sequence) {
+                    pending[place] = Some(revision);
+                }
+            }
             if let Some((sequence, error)) = error
                 && failed.as_ref().is_none_or(|(s, _)| sequence < *s)
             {
                 failed = Some((sequence, error));
             }
-            while let Some(&next) = expected.peek() {
-                if let Some(revision) = pending.remove(&next) {
-                    ingest_at(&mut state, root, next, revision)?;
+            while let Some(&sequence) = sequences.get(next) {
+                if let Some(revision) = pending[next].take() {
+                    ingest_at(&mut state, root, sequence, revision)?;
                     publish(&state);
-                    expected.next();
+                    next += 1;
                 } else if let Some((s, _)) = &failed
-                    && *s == next
+                    && *s == sequence
                     && let Some((_, error)) = failed.take()
                 {
                     return Err(error);
@@ -210,7 +222,7 @@ fn ingest_all(
             Ok(())
         },
     )?;
-    match (failed, expected.peek()) {
+    match (failed, sequences.get(next)) {
         (Some((_, error)), _) => Err(error),
         (None, None) => Ok(state),
         // Every recorded revision is parsed or fails: none can be missing.
@@ -232,7 +244,8 @@ fn unread(root: &Path, sequence: u64) -> JournalError {
 /// `revisions` (ascending by sequence) by artifact, each artifact's in
 /// order, the artifacts in the order of their first sequence.
 fn by_artifact(revisions: Vec<Recorded<'_>>) -> Vec<Vec<Recorded<'_>>> {
-    let mut groups: HashMap<&ArtifactCoordinate, Vec<Recorded<'_>>> = HashMap::new();
+    let mut groups: HashMap<&ArtifactCoordinate, Vec<Recorded<'_>>, FxBuildHasher> =
+        HashMap::default();
     for recorded in revisions {
         groups
             .entry(recorded.pointer.coordinate())
