@@ -1,6 +1,7 @@
 //! P16 the start of a NATS root (issue 22; not criterion: building the
 //! root takes long, and each measure is timed `NENJIM_BENCH_NATS_RUNS`
-//! times (default 3), the median recorded for `cargo xtask bench-report`).
+//! times (default 3), the median recorded for `cargo xtask bench-report`;
+//! the start and its floor are timed in turns).
 //!
 //! - `start`: `start()` of `NatsRoot::assembly` (a new connection, the
 //!   stream read from sequence 1, every revision checked, parsed and
@@ -54,12 +55,16 @@ const REVISIONS: usize = 5;
 /// Revisions per `append_batch`.
 const BATCH: usize = 1000;
 
+/// The median of `times` and every timing (nanoseconds).
+fn median(times: Vec<f64>) -> (f64, Vec<f64>) {
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    (sorted[sorted.len() / 2], times)
+}
+
 /// Median of `runs` timings of `f` (nanoseconds), and every timing.
 fn median_ns(runs: usize, mut f: impl FnMut() -> u128) -> (f64, Vec<f64>) {
-    let mut times: Vec<f64> = (0..runs.max(1)).map(|_| f() as f64).collect();
-    let all = times.clone();
-    times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], all)
+    median((0..runs.max(1)).map(|_| f() as f64).collect())
 }
 
 /// Appends the root: `artifacts` artifacts of [`REVISIONS`] revisions;
@@ -113,9 +118,19 @@ fn build(root: &NatsRoot, artifacts: usize) -> (usize, u64) {
 }
 
 /// The floor: a new connection, an ordered consumer of the ledger's
-/// stream from sequence 1, `messages` messages received, nothing parsed.
-/// The server is the one on 127.0.0.1:`port`.
-fn floor(runtime: &tokio::runtime::Runtime, port: u16, names: &Names, messages: u64) {
+/// stream from sequence 1, `messages` messages received, nothing parsed;
+/// returns its time in nanoseconds. The server is the one on
+/// 127.0.0.1:`port`. The consumer is named and deleted after the timing,
+/// as the start's consumer is deleted when its ledger is dropped: no run
+/// leaves the server a consumer to keep (runs then slowed down one after
+/// the other, the floor from 0.87 s to 1.2 s in seven).
+fn floor(runtime: &tokio::runtime::Runtime, port: u16, names: &Names, messages: u64) -> u128 {
+    static FLOORS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let name = format!(
+        "p16_floor_{}",
+        FLOORS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let t = Instant::now();
     let (_client, js) = nats_common::client_at(runtime, port);
     runtime.block_on(async {
         let stream = js.get_stream(&names.stream).await.unwrap();
@@ -123,18 +138,25 @@ fn floor(runtime: &tokio::runtime::Runtime, port: u16, names: &Names, messages: 
             .create_consumer(OrderedConfig {
                 deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: 1 },
                 filter_subject: names.subject.clone(),
+                name: Some(name.clone()),
                 ..Default::default()
             })
             .await
             .unwrap();
-        let mut stream = consumer.messages().await.unwrap();
+        let mut messages_in = consumer.messages().await.unwrap();
         let mut bytes = 0usize;
         for _ in 0..messages {
-            let message = stream.next().await.unwrap().unwrap();
+            let message = messages_in.next().await.unwrap().unwrap();
             bytes += message.payload.len();
         }
         std::hint::black_box(bytes);
-    });
+        let elapsed = t.elapsed().as_nanos();
+        drop(messages_in);
+        // The ordered consumer may have been made again under its name
+        // (or be gone already): either way none is left.
+        let _ = stream.delete_consumer(&name).await;
+        elapsed
+    })
 }
 
 /// The timings of one root: the ledger read alone, the raw read (on the
@@ -176,22 +198,21 @@ fn measure(root: &NatsRoot, port: u16, revisions: usize, runs: usize) -> Timings
         }
         t.elapsed().as_nanos()
     });
+    // The floor and the start in turns (floor, start, floor, ...): the
+    // host's moods during the runs fall on both alike.
     let runtime = nats_common::runtime();
-    let floor = median_ns(runs, || {
-        let t = Instant::now();
-        floor(&runtime, port, &names, tip);
-        t.elapsed().as_nanos()
-    });
-    let start = median_ns(runs, || {
+    let (mut floors, mut starts) = (Vec::new(), Vec::new());
+    for _ in 0..runs.max(1) {
+        floors.push(floor(&runtime, port, &names, tip) as f64);
         let assembly = root.assembly();
         let t = Instant::now();
         if let Err(e) = assembly.process().start() {
             panic!("start failed: {e}");
         }
-        let elapsed = t.elapsed().as_nanos();
+        starts.push(t.elapsed().as_nanos() as f64);
         drop(assembly); // dropped outside the measurement
-        elapsed
-    });
+    }
+    let (floor, start) = (median(floors), median(starts));
     Timings { read, floor, start }
 }
 
