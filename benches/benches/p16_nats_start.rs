@@ -55,18 +55,6 @@ const REVISIONS: usize = 5;
 /// Revisions per `append_batch`.
 const BATCH: usize = 1000;
 
-/// The median of `times` and every timing (nanoseconds).
-fn median(times: Vec<f64>) -> (f64, Vec<f64>) {
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    (sorted[sorted.len() / 2], times)
-}
-
-/// Median of `runs` timings of `f` (nanoseconds), and every timing.
-fn median_ns(runs: usize, mut f: impl FnMut() -> u128) -> (f64, Vec<f64>) {
-    median((0..runs.max(1)).map(|_| f() as f64).collect())
-}
-
 /// Appends the root: `artifacts` artifacts of [`REVISIONS`] revisions;
 /// returns (revisions, bytes).
 fn build(root: &NatsRoot, artifacts: usize) -> (usize, u64) {
@@ -162,9 +150,9 @@ fn floor(runtime: &tokio::runtime::Runtime, port: u16, names: &Names, messages: 
 /// The timings of one root: the ledger read alone, the raw read (on the
 /// server at 127.0.0.1:`port`) and the start, each the median of `runs`.
 struct Timings {
-    read: (f64, Vec<f64>),
-    floor: (f64, Vec<f64>),
-    start: (f64, Vec<f64>),
+    read: setup::Timed,
+    floor: setup::Timed,
+    start: setup::Timed,
 }
 
 /// Measures `root` of `revisions` revisions (checked held by a start
@@ -188,7 +176,7 @@ fn measure(root: &NatsRoot, port: u16, revisions: usize, runs: usize) -> Timings
     // Report only: the ledger read alone (`NatsLedger::read_after` of
     // every entry on a new connection, each revision checked against its
     // record, nothing parsed): how much of the start is the read.
-    let read = median_ns(runs, || {
+    let read = setup::median_ns(runs, || {
         let t = Instant::now();
         let ledger = root.ledger().unwrap();
         let mut after = 0;
@@ -201,18 +189,20 @@ fn measure(root: &NatsRoot, port: u16, revisions: usize, runs: usize) -> Timings
     // The floor and the start in turns (floor, start, floor, ...): the
     // host's moods during the runs fall on both alike.
     let runtime = nats_common::runtime();
-    let (mut floors, mut starts) = (Vec::new(), Vec::new());
-    for _ in 0..runs.max(1) {
-        floors.push(floor(&runtime, port, &names, tip) as f64);
-        let assembly = root.assembly();
-        let t = Instant::now();
-        if let Err(e) = assembly.process().start() {
-            panic!("start failed: {e}");
-        }
-        starts.push(t.elapsed().as_nanos() as f64);
-        drop(assembly); // dropped outside the measurement
-    }
-    let (floor, start) = (median(floors), median(starts));
+    let (floor, start) = setup::in_turns(
+        runs,
+        || floor(&runtime, port, &names, tip),
+        || {
+            let assembly = root.assembly();
+            let t = Instant::now();
+            if let Err(e) = assembly.process().start() {
+                panic!("start failed: {e}");
+            }
+            let elapsed = t.elapsed().as_nanos();
+            drop(assembly); // dropped outside the measurement
+            elapsed
+        },
+    );
     Timings { read, floor, start }
 }
 

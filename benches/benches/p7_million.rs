@@ -26,20 +26,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use nenjim_journal_benches::{floor, setup};
+use nenjim_journal_benches::floor;
+use nenjim_journal_benches::setup::{self, Timed, median_ns};
 use nenjim_journal_ref::JournalAssembly;
-
-/// The median of `times` and every timing, in nanoseconds.
-fn median(times: Vec<f64>) -> (f64, Vec<f64>) {
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    (sorted[sorted.len() / 2], times)
-}
-
-/// Median of `runs` timings of `f`, in nanoseconds, and every timing.
-fn median_ns(runs: usize, mut f: impl FnMut() -> u128) -> (f64, Vec<f64>) {
-    median((0..runs.max(1)).map(|_| f() as f64).collect())
-}
 
 fn floor_once(root: &Path, cores: usize) -> u128 {
     let t = Instant::now();
@@ -65,18 +54,13 @@ fn start_once(root: &Path) -> u128 {
 /// every file: both are measured on a warm page cache (a cold one times
 /// the disk, not either reader; session 41's floor ran cold at 124 s,
 /// 31 s, 15 s), and whatever else the host does in the meantime falls on
-/// both alike. Returns (floor, start), each as (median, every run).
-fn floor_and_start(root: &Path, cores: usize, runs: usize) -> ((f64, Vec<f64>), (f64, Vec<f64>)) {
+/// both alike ([`setup::in_turns`]). Returns (floor, start).
+fn floor_and_start(root: &Path, cores: usize, runs: usize) -> (Timed, Timed) {
     floor_once(root, cores);
-    let (mut floors, mut starts) = (Vec::new(), Vec::new());
-    for _ in 0..runs.max(1) {
-        floors.push(floor_once(root, cores) as f64);
-        starts.push(start_once(root) as f64);
-    }
-    (median(floors), median(starts))
+    setup::in_turns(runs, || floor_once(root, cores), || start_once(root))
 }
 
-fn refresh_ns(root: &Path, files: usize, runs: usize) -> (f64, Vec<f64>) {
+fn refresh_ns(root: &Path, files: usize, runs: usize) -> Timed {
     let assembly = JournalAssembly::new(root);
     if let Err(e) = assembly.process().start() {
         panic!("start failed on {}: {e}", root.display());

@@ -53,6 +53,42 @@ pub fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// A measure timed several times, in nanoseconds: the median and every
+/// run, in the order run (what a bench without criterion records).
+pub type Timed = (f64, Vec<f64>);
+
+/// The median of `times`, and `times` as run.
+pub fn median(times: Vec<f64>) -> Timed {
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    (
+        sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN),
+        times,
+    )
+}
+
+/// `runs` (at least one) timings of `f`, each its nanoseconds.
+pub fn median_ns(runs: usize, mut f: impl FnMut() -> u128) -> Timed {
+    median((0..runs.max(1)).map(|_| f() as f64).collect())
+}
+
+/// `runs` (at least one) timings each of a floor and of what is measured
+/// against it, in turns (floor, ours, floor, ours, ...), so that whatever
+/// the host does during the runs falls on both alike; each closure
+/// returns its nanoseconds. Returns (floor, ours).
+pub fn in_turns(
+    runs: usize,
+    mut floor: impl FnMut() -> u128,
+    mut ours: impl FnMut() -> u128,
+) -> (Timed, Timed) {
+    let (mut floors, mut measured) = (Vec::new(), Vec::new());
+    for _ in 0..runs.max(1) {
+        floors.push(floor() as f64);
+        measured.push(ours() as f64);
+    }
+    (median(floors), median(measured))
+}
+
 /// `NENJIM_BENCH_FILES` (default 10 000).
 pub fn files() -> usize {
     env_usize("NENJIM_BENCH_FILES", 10_000).max(REVISIONS)

@@ -237,9 +237,7 @@ fn bench_report(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--no-run") {
         return report::run(&workspace_root(), args, |a| cargo(a, &[]));
     }
-    let path = provision::provision(&target_dir())?;
-    let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
-    let mut envs = vec![("PATH".to_owned(), path)];
+    let mut envs = vec![("PATH".to_owned(), provisioned_path()?)];
     for (name, size) in report::SIZES {
         match std::env::var(name) {
             Ok(set) => eprintln!("xtask: {name}={set} (set)"),
@@ -253,9 +251,15 @@ fn bench_report(args: &[String]) -> Result<(), String> {
     report::run(&workspace_root(), args, |a| cargo(a, &envs))
 }
 
-fn ci() -> Result<(), String> {
+/// What `provision` installs, if missing, and the `PATH` with its tools
+/// first that the tests and the benches run with.
+fn provisioned_path() -> Result<String, String> {
     let path = provision::provision(&target_dir())?;
-    let path = path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned();
+    Ok(path.to_str().ok_or("PATH is not valid UTF-8")?.to_owned())
+}
+
+fn ci() -> Result<(), String> {
+    let path = provisioned_path()?;
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     one_crypto_provider()?;
     backends_are_peers()?;

@@ -7,8 +7,6 @@
 //! path of the backend's file system that the backend would have to fake.
 
 use std::collections::HashMap;
-
-use rustc_hash::FxBuildHasher;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,6 +16,7 @@ use nenjim_journal_api::model::{JournalRevision, RefreshReport};
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
 use nenjim_journal_chain::{ChainState, Outcome};
 use nenjim_journal_parser::{Interner, ParsedText};
+use rustc_hash::FxBuildHasher;
 
 use crate::layout::{self, RevisionFile};
 use crate::ledger::{Carried, Ledger, LedgerReader, RevisionPointer};
