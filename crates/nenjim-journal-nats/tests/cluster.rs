@@ -73,6 +73,13 @@ fn two_hundred_releases_at_r3_with_no_fault_are_never_refused() {
     let cluster = NatsCluster::start(3);
     let root = cluster_root(&cluster, "hub");
     root.ledger().unwrap().create_replicated(Some(3)).unwrap();
+    // The create returns once every stream of the root has its leader
+    // (before, a writer opened at once could find its lease bucket with
+    // none yet: `Unavailable`, seen in CI).
+    let raw = Raw::connect_to(&cluster.url());
+    for stream in ["NENJIM_hub", "KV_NENJIM_hub_lease", "OBJ_NENJIM_hub_blobs"] {
+        assert!(raw.stream_leader(stream).is_some(), "{stream}");
+    }
     // The root's own bucket as its content store: the check of each
     // release reads it.
     let mut writer = root

@@ -5,6 +5,10 @@
 
 use super::*;
 
+/// How long [`NatsLedger::create_replicated`] waits, in all, for the
+/// leaders of a clustered root's streams to be elected.
+const LEADER_WAIT: Duration = Duration::from_secs(15);
+
 impl NatsLedger {
     /// Creates the root's stream and buckets where absent (what a writer
     /// does before its first commit); an existing stream is kept as it is
@@ -19,7 +23,9 @@ impl NatsLedger {
     /// one's 1). An existing root asked for another number is scaled to
     /// it. More replicas than the cluster has servers is refused
     /// (`Usage`), naming both numbers. Buckets created later (a signed
-    /// root's transparency log) take the stream's number.
+    /// root's transparency log) take the stream's number. On a cluster it
+    /// returns once every stream of the root has a leader (at most 15 s),
+    /// so that a writer opened next finds them answering.
     pub fn create_replicated(&self, replicas: Option<usize>) -> Result<(), JournalError> {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
@@ -83,7 +89,55 @@ impl NatsLedger {
                 self.scale(&bucket, replicas.unwrap_or(1))?;
             }
         }
-        self.ensure_leader_reads()
+        self.ensure_leader_reads()?;
+        self.await_leaders()
+    }
+
+    /// On a cluster, waits until the root's stream and each of its
+    /// buckets has a leader (a stream just created or scaled elects one
+    /// after the create's answer): a writer opened right after
+    /// [`create_replicated`](Self::create_replicated) would otherwise
+    /// find its lease bucket with no one to answer (`Unavailable`). Waits
+    /// at most [`LEADER_WAIT`] in all, then is `Unavailable` naming the
+    /// stream; a failure other than an outage is returned at once.
+    fn await_leaders(&self) -> Result<(), JournalError> {
+        if !self.is_clustered() {
+            return Ok(());
+        }
+        let conn = &self.inner.conn;
+        let names = &self.inner.names;
+        let deadline = std::time::Instant::now() + LEADER_WAIT;
+        let streams = std::iter::once(names.stream.clone()).chain(names.bucket_streams());
+        for name in streams {
+            let what = format!("cannot read the stream info of {name}");
+            loop {
+                let led = match self.find_stream(&name, &what) {
+                    Ok(None) => break,
+                    Ok(Some(mut stream)) => conn
+                        .block_on(stream.info())
+                        .map(|info| info.cluster.as_ref().is_some_and(|c| c.leader.is_some()))
+                        .map_err(|e| conn.request_error(&what, e)),
+                    Err(e) => Err(e),
+                };
+                match led {
+                    Ok(true) => break,
+                    Err(e) if e.kind() != ErrorKind::Unavailable => return Err(e),
+                    _ if std::time::Instant::now() >= deadline => {
+                        return Err(error::error(
+                            ErrorKind::Unavailable,
+                            format!(
+                                "found no leader elected for the stream {name} of the root {} within {} s of its creation, expected one: retry later",
+                                conn.address,
+                                LEADER_WAIT.as_secs()
+                            ),
+                        )
+                        .with_path(&conn.address));
+                    }
+                    _ => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The ledger stream's replicas (1 when it cannot be read): the number

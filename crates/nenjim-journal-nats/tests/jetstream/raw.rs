@@ -78,6 +78,16 @@ impl Raw {
         })
     }
 
+    /// The leader of the stream `stream` as its info says now (`None`:
+    /// none elected, or not clustered).
+    pub fn stream_leader(&self, stream: &str) -> Option<String> {
+        self.runtime.block_on(async {
+            let mut stream = self.js.get_stream(stream).await.unwrap();
+            let info = stream.info().await.unwrap();
+            info.cluster.as_ref().and_then(|c| c.leader.clone())
+        })
+    }
+
     /// The headers and body of message `sequence` of `stream`.
     pub fn message(&self, stream: &str, sequence: u64) -> (Vec<(String, String)>, Vec<u8>) {
         self.runtime.block_on(async {
