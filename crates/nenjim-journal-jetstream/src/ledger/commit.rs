@@ -10,10 +10,10 @@ use async_nats::jetstream::message::PublishMessage;
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_store::ledger::{Entry, Record};
+use sha2::Digest as _;
 
 use super::{
-    BLOB_HEADER, Check, NatsLedger, PUBLISH_ATTEMPTS, RECORD_HEADER, check, revision_key,
-    sha256_hex,
+    BLOB, Check, NatsLedger, PUBLISH_ATTEMPTS, RECORD, RECORD_HEADER, check, hex, revision_key,
 };
 
 /// Why [`NatsLedger::commit_at`] did not commit.
@@ -117,21 +117,23 @@ impl NatsLedger {
         let entry = Entry::new(tip + 1, record);
         let Outgoing {
             line,
-            path,
             headers,
             payload,
             id,
         } = self.outgoing(&entry, revision, what)?;
+        // Its path names it in the errors (made there, not per commit).
+        let path = || self.entry_path(entry.sequence());
         // The shared handle (an `Arc`), looked up once per ledger handle:
         // a root whose stream is gone is `RootMissing` before any publish.
         let stream = self.stream().map_err(CommitError::Failed)?;
         let conn = &self.inner.conn;
         let mut last = None;
         for attempt in 1..=PUBLISH_ATTEMPTS {
+            // Each send a copy (a count on the bytes, the small header
+            // map): a resend sends the same message.
             let publish = PublishMessage::build()
                 .payload(payload.clone())
                 .headers(headers.clone())
-                .message_id(&id)
                 .expected_last_sequence(tip);
             let acked = conn.block_on(async {
                 conn.js
@@ -151,7 +153,7 @@ impl NatsLedger {
                                 entry.sequence()
                             ),
                         )
-                        .with_path(&path),
+                        .with_path(path()),
                     ));
                 }
                 Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
@@ -202,7 +204,7 @@ impl NatsLedger {
                 Err(e) => {
                     return Err(CommitError::Failed(
                         conn.request_error("cannot commit the ledger entry", e)
-                            .with_path(&path),
+                            .with_path(path()),
                     ));
                 }
             }
@@ -216,7 +218,7 @@ impl NatsLedger {
                     Some(why.unwrap_or(crate::outage::Why::TimedOut)),
                 ),
             )
-            .with_path(&path),
+            .with_path(path()),
         ))
     }
 
@@ -229,21 +231,21 @@ impl NatsLedger {
         what: Check,
     ) -> Result<Outgoing, CommitError> {
         let line = entry.to_string();
-        let path = self.entry_path(entry.sequence());
+        let path = || self.entry_path(entry.sequence());
         let failed =
-            |m: String| CommitError::Failed(error::error(ErrorKind::Io, m).with_path(&path));
+            |m: String| CommitError::Failed(error::error(ErrorKind::Io, m).with_path(path()));
         let mut headers = HeaderMap::new();
-        headers.insert(RECORD_HEADER, line.as_str());
+        headers.insert(RECORD, line.as_str());
         let payload = match (entry.record(), revision) {
             (Record::Fence { .. }, None) => Bytes::new(),
             (Record::Revision(pointer), Some(bytes)) => {
-                let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(&path);
+                let mismatch = |m: String| error::error(ErrorKind::Io, m).with_path(path());
                 check(pointer, bytes, what, &mismatch, "given").map_err(CommitError::Failed)?;
                 if bytes.len() > self.inner.inline_limit {
                     let key = revision_key(pointer);
                     self.put_blob_object(&key, bytes)
                         .map_err(CommitError::Failed)?;
-                    headers.insert(BLOB_HEADER, key.as_str());
+                    headers.insert(BLOB, key.as_str());
                     Bytes::new()
                 } else {
                     Bytes::copy_from_slice(bytes)
@@ -265,15 +267,17 @@ impl NatsLedger {
                 )));
             }
         };
+        // The first 8 bytes of the line's SHA-256, in hex.
+        let digest = sha2::Sha256::digest(line.as_bytes());
         let id = format!(
             "{}-{}-{}",
             self.inner.committer,
             entry.sequence(),
-            &sha256_hex(line.as_bytes())[..16]
+            hex(digest.get(..8).unwrap_or_default())
         );
+        headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());
         Ok(Outgoing {
             line,
-            path,
             headers,
             payload,
             id,
@@ -285,8 +289,8 @@ impl NatsLedger {
 struct Outgoing {
     /// The record line.
     line: String,
-    /// The entry's path, for messages.
-    path: std::path::PathBuf,
+    /// Its headers: the record (or also the blob's key) and the
+    /// `Nats-Msg-Id`.
     headers: HeaderMap,
     payload: Bytes,
     /// Its `Nats-Msg-Id`.
@@ -412,8 +416,8 @@ impl NatsLedger {
             let batch = super::unique_id();
             let acked = conn.block_on(async {
                 for (i, message) in messages.iter().enumerate() {
+                    // Its `Nats-Msg-Id` is among them.
                     let mut headers = message.headers.clone();
-                    headers.insert("Nats-Msg-Id", message.id.as_str());
                     headers.insert("Nats-Batch-Id", batch.as_str());
                     headers.insert("Nats-Batch-Sequence", (i + 1).to_string().as_str());
                     if i == 0 {

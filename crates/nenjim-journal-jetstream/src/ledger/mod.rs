@@ -28,7 +28,6 @@ use async_nats::jetstream::stream::{Config, DiscardPolicy, StorageType, Stream};
 use bytes::Bytes;
 use nenjim_journal_api::error::{self, ErrorContext as _, ErrorKind, JournalError};
 use nenjim_journal_store::ledger::{Entry, RevisionPointer};
-use sha2::{Digest as _, Sha256};
 
 use crate::JetStreamRoot;
 use crate::connection::Connection;
@@ -39,6 +38,12 @@ use crate::lease::NatsLease;
 pub const RECORD_HEADER: &str = "Nenjim-Record";
 /// The header naming the object of a revision kept in the blob bucket.
 pub const BLOB_HEADER: &str = "Nenjim-Blob";
+/// [`RECORD_HEADER`] as a header name (made once, not parsed per message).
+pub(crate) const RECORD: async_nats::header::HeaderName =
+    async_nats::header::HeaderName::from_static(RECORD_HEADER);
+/// [`BLOB_HEADER`] as a header name.
+pub(crate) const BLOB: async_nats::header::HeaderName =
+    async_nats::header::HeaderName::from_static(BLOB_HEADER);
 /// The prefix of a revision's object key in the blob bucket; the key is
 /// `revisions/sha256/<hex>`.
 pub const REVISION_KEY_PREFIX: &str = "revisions/sha256/";
@@ -238,11 +243,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The hex SHA-256 of `bytes`.
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
 /// The room kept under the server's `max_payload` for the headers of a
 /// message that carries its revision.
 pub const HEADER_ROOM: usize = 8 * 1024;
@@ -438,10 +438,11 @@ fn revision_key(pointer: &RevisionPointer) -> String {
 
 /// Lower-case hex of `bytes`.
 fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(hex, "{b:02x}");
+        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     hex
 }

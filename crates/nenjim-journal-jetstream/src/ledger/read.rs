@@ -12,7 +12,8 @@ use nenjim_journal_store::ledger::{Entry, Record};
 use tokio::io::AsyncReadExt as _;
 
 use super::{
-    BLOB_HEADER, Check, LedgerMessage, NatsLedger, RECORD_HEADER, check, lock, revision_key,
+    BLOB, BLOB_HEADER, Check, LedgerMessage, NatsLedger, RECORD, RECORD_HEADER, check, lock,
+    revision_key,
 };
 use crate::follow::Follower;
 
@@ -399,11 +400,6 @@ pub enum MessageBody<'a> {
     /// body is empty.
     Blob(&'a str),
 }
-
-/// [`RECORD_HEADER`] as a header name.
-const RECORD: HeaderName = HeaderName::from_static(RECORD_HEADER);
-/// [`BLOB_HEADER`] as a header name.
-const BLOB: HeaderName = HeaderName::from_static(BLOB_HEADER);
 
 /// The stream sequence of a JetStream message, from its `$JS.ACK.` reply
 /// subject as [`Message::info`](async_nats::jetstream::Message::info)
