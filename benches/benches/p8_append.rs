@@ -164,11 +164,7 @@ fn p8_append(c: &mut Criterion) {
 
 /// P8b: batches of new artifacts' revisions, against the one-barrier floor.
 fn p8_batch(c: &mut Criterion) {
-    let size = std::env::var("NENJIM_BENCH_BATCH")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(1000)
-        .max(1);
+    let size = setup::env_usize("NENJIM_BENCH_BATCH", 1000).max(1);
     let body = body();
     let dir = setup::bench_dir().join("p8b");
     let _ = fs::remove_dir_all(&dir);
