@@ -276,7 +276,14 @@ fn ci() -> Result<(), String> {
         ],
         &[],
     )?;
-    cargo(&["test", "-j2", "--workspace"], &[("PATH", &path)])?;
+    // Without backtraces: a failing test says where (its helpers are
+    // `#[track_caller]`) and what the command printed, and a backtrace
+    // after that pushes it out of the tail of a log, which is what CI
+    // shows. `RUST_BACKTRACE=1 cargo test <name>` gives one.
+    cargo(
+        &["test", "-j2", "--workspace"],
+        &[("PATH", &path), ("RUST_BACKTRACE", "0")],
+    )?;
     examples::run(&workspace_root(), &[])?;
     cargo(
         &["doc", "-j2", "--workspace", "--no-deps"],

@@ -47,6 +47,7 @@ fn run_env(args: &[&dyn AsRef<OsStr>], env: &[(&str, &str)]) -> Output {
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
+#[track_caller]
 fn run_json(args: &[&dyn AsRef<OsStr>], expected: i32) -> Value {
     let mut all: Vec<&dyn AsRef<OsStr>> = args.to_vec();
     all.push(&"--json");

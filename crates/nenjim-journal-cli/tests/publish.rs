@@ -29,6 +29,7 @@ fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
 }
 
 /// Runs with `--json`, checks the exit code, returns the document.
+#[track_caller]
 fn run_json(args: &[&dyn AsRef<std::ffi::OsStr>], expected: i32) -> Value {
     let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = args.to_vec();
     all.push(&"--json");

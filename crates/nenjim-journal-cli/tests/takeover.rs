@@ -47,6 +47,7 @@ impl Backend {
         (self.make)(args)
     }
 
+    #[track_caller]
     fn run_json(&self, args: &[&dyn AsRef<OsStr>], expected: i32) -> Value {
         let mut all = args.to_vec();
         all.push(&"--json");

@@ -75,29 +75,35 @@ pub fn stderr(output: &Output) -> String {
 /// # Panics
 ///
 /// When it is not one, showing both outputs.
+#[track_caller]
 pub fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
+    match serde_json::from_slice(&output.stdout) {
+        Ok(document) => document,
+        Err(e) => panic!(
             "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
             stdout(output),
             stderr(output)
-        )
-    })
+        ),
+    }
 }
 
-/// Asserts the exit code, showing both outputs when it differs.
+/// Asserts the exit code, showing both outputs when it differs (the
+/// standard error last, where the tail of a log keeps it), at the
+/// caller's line.
 ///
 /// # Panics
 ///
 /// When the code is not `expected`.
+#[track_caller]
 pub fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        code(output),
-        expected,
-        "exit code; stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
+    let found = code(output);
+    if found != expected {
+        panic!(
+            "found the exit code {found}, expected {expected}\nstdout:\n{}\nstderr:\n{}",
+            stdout(output),
+            stderr(output)
+        );
+    }
 }
 
 /// The lower-case hex SHA-256 of `bytes` (a blob's name in a content store),
