@@ -26,6 +26,8 @@ pub(crate) struct Connection {
     /// `None`: without limit.
     pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
+    /// See [`JetStreamRoot::election_wait`].
+    pub(crate) election_wait: Duration,
     /// Declared last: dropped after the client it runs.
     runtime: nenjim_journal_store::blocking::Blocking,
 }
@@ -169,6 +171,7 @@ impl Connection {
             address,
             max_reconnects: options.max_reconnects,
             reconnect_delay: options.reconnect_delay,
+            election_wait: options.election_wait,
             runtime,
         })
     }

@@ -163,6 +163,9 @@ pub use reading::NatsSource;
 /// The default [`JetStreamRoot::inline_limit`]: 1 MiB.
 pub const DEFAULT_INLINE_LIMIT: usize = 1024 * 1024;
 
+/// The default [`JetStreamRoot::election_wait`]: 15 s.
+pub const DEFAULT_ELECTION_WAIT: Duration = Duration::from_secs(15);
+
 /// The client's settings of a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ClientOptions {
@@ -171,6 +174,7 @@ pub(crate) struct ClientOptions {
     pub(crate) max_reconnects: Option<usize>,
     pub(crate) reconnect_delay: Duration,
     pub(crate) request_timeout: Duration,
+    pub(crate) election_wait: Duration,
 }
 
 impl Default for ClientOptions {
@@ -180,6 +184,7 @@ impl Default for ClientOptions {
             max_reconnects: Some(10),
             reconnect_delay: Duration::from_millis(250),
             request_timeout: Duration::from_secs(10),
+            election_wait: DEFAULT_ELECTION_WAIT,
         }
     }
 }
@@ -316,6 +321,21 @@ impl JetStreamRoot {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> JetStreamRoot {
         self.options.request_timeout = timeout;
+        self
+    }
+
+    /// How long creating a root on a cluster
+    /// ([`NatsLedger::create_replicated`], a writer's first commit on a
+    /// fresh name, the command's `init`) rides out the cluster electing a
+    /// leader, for its meta layer or for a stream just made: a request of
+    /// the create unanswered, or answered that the cluster is not ready, is
+    /// made again, and the create returns once every stream of the root
+    /// has a leader. After this long in all it is `Unavailable` (default
+    /// [`DEFAULT_ELECTION_WAIT`]). A server of no cluster elects nothing:
+    /// there an outage is `Unavailable` at once.
+    #[must_use]
+    pub fn election_wait(mut self, wait: Duration) -> JetStreamRoot {
+        self.options.election_wait = wait;
         self
     }
 

@@ -36,9 +36,10 @@ use nenjim_journal_api::error::JournalError;
 use nenjim_journal_store::backend::Backend as _;
 
 pub use nenjim_journal_jetstream::{
-    Acquired, CommitError, Credentials, DEFAULT_INLINE_LIMIT, Follower, JetStreamRoot, Lease,
-    LedgerMessage, Names, NatsBackend, NatsKind, NatsLease, NatsLedger, NatsSource, OpenedRoot,
-    Replication, StopSignal, address, backend, follow, kind, lease, ledger, reading,
+    Acquired, CommitError, Credentials, DEFAULT_ELECTION_WAIT, DEFAULT_INLINE_LIMIT, Follower,
+    JetStreamRoot, Lease, LedgerMessage, Names, NatsBackend, NatsKind, NatsLease, NatsLedger,
+    NatsSource, OpenedRoot, Replication, StopSignal, address, backend, follow, kind, lease, ledger,
+    reading,
 };
 pub use writer::NatsJournalWriter;
 
@@ -146,6 +147,12 @@ impl NatsRoot {
     #[must_use]
     pub fn request_timeout(self, timeout: Duration) -> NatsRoot {
         NatsRoot(self.0.request_timeout(timeout))
+    }
+
+    /// See [`JetStreamRoot::election_wait`] (default [`DEFAULT_ELECTION_WAIT`]).
+    #[must_use]
+    pub fn election_wait(self, wait: Duration) -> NatsRoot {
+        NatsRoot(self.0.election_wait(wait))
     }
 
     /// The reference Journal over this root: the same lifecycle, queries,

@@ -3,6 +3,8 @@
 //! always`): replicas as asked for, reads that decide a refusal served by
 //! each stream's leader, and appends at R3 with no fault never refused.
 
+use std::time::{Duration, Instant};
+
 use nenjim_journal_api::append::JournalWriter as _;
 use nenjim_journal_api::error::ErrorKind;
 use nenjim_journal_nats::NatsRoot;
@@ -63,6 +65,56 @@ fn a_root_on_a_cluster_has_the_replicas_asked_for_and_never_more_than_servers() 
     // `create()` keeps an existing root's replicas as they are.
     root.ledger().unwrap().create().unwrap();
     assert_eq!(raw.stream_config("NENJIM_hub").num_replicas, 3);
+}
+
+/// A create on a cluster without a quorum (two of three nodes down: no
+/// meta leader, no stream can be made) rides the outage out for the
+/// root's election wait, then is `Unavailable` saying so; the same create
+/// with a wait longer than the nodes take to come back is done once they
+/// are, every stream with its leader.
+#[test]
+fn a_create_rides_out_a_cluster_without_a_quorum_for_its_election_wait() {
+    let mut cluster = NatsCluster::start(3);
+    cluster.kill(1);
+    cluster.kill(2);
+    // The one node that is up (the others refuse the connection).
+    let address = format!("nats://127.0.0.1:{}/hub", cluster.port(0));
+    let root = NatsRoot::parse_with_env(&address, Vec::<(String, String)>::new())
+        .unwrap()
+        .request_timeout(Duration::from_secs(1));
+    let short = root
+        .clone()
+        .election_wait(Duration::from_secs(2))
+        .ledger()
+        .unwrap();
+    let started = Instant::now();
+    let refused = short.create_replicated(Some(3)).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Unavailable, "{refused}");
+    assert!(
+        refused.message().contains("tried again for 2000 ms")
+            && refused.message().contains("retry later"),
+        "{refused}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(2), "{refused}");
+
+    let patient = root
+        .election_wait(Duration::from_secs(300))
+        .ledger()
+        .unwrap();
+    let creating = std::thread::spawn(move || patient.create_replicated(Some(3)).map(|()| patient));
+    cluster.start_all();
+    let patient = creating
+        .join()
+        .unwrap_or_else(|_| panic!("the create panicked"))
+        .unwrap();
+    let replication = patient.replication().unwrap();
+    assert_eq!(replication.replicas, 3);
+    assert!(replication.leader.is_some());
+    let raw = Raw::connect_to(&cluster.url());
+    for stream in ["NENJIM_hub", "KV_NENJIM_hub_lease", "OBJ_NENJIM_hub_blobs"] {
+        assert_eq!(raw.stream_config(stream).num_replicas, 3, "{stream}");
+        assert!(raw.stream_leader(stream).is_some(), "{stream}");
+    }
 }
 
 /// The reported false refusal: a writer puts a blob and at once appends

@@ -284,8 +284,10 @@ impl NatsBackend {
                 })
                 .map_err(|e| self.request_io(&format!("cannot create the bucket {name}"), e))?;
             // Its reads go to its leader, as the other buckets' (then the
-            // handle is opened again, without direct gets).
+            // handle is opened again, without direct gets), and it has one
+            // before its first write.
             self.ledger.ensure_leader_reads().map_err(io_of)?;
+            self.ledger.await_bucket_leaders().map_err(io_of)?;
             conn.block_on(conn.js.get_key_value(name.clone()))
                 .map_err(|e| self.request_io(&format!("cannot open the bucket {name}"), e))?
         } else {

@@ -5,9 +5,9 @@
 
 use super::*;
 
-/// How long [`NatsLedger::create_replicated`] waits, in all, for the
-/// leaders of a clustered root's streams to be elected.
-const LEADER_WAIT: Duration = Duration::from_secs(15);
+/// How long [`NatsLedger::create_replicated`] pauses before it makes a
+/// request again that a cluster electing a leader left unanswered.
+const ELECTION_POLL: Duration = Duration::from_millis(20);
 
 impl NatsLedger {
     /// Creates the root's stream and buckets where absent (what a writer
@@ -24,9 +24,48 @@ impl NatsLedger {
     /// it. More replicas than the cluster has servers is refused
     /// (`Usage`), naming both numbers. Buckets created later (a signed
     /// root's transparency log) take the stream's number. On a cluster it
-    /// returns once every stream of the root has a leader (at most 15 s),
+    /// returns once every stream of the root has a leader,
     /// so that a writer opened next finds them answering.
+    ///
+    /// On a cluster the create rides out an election (see
+    /// [`JetStreamRoot::election_wait`](crate::JetStreamRoot::election_wait)):
+    /// every step of it is one that may be made again (a stream or bucket
+    /// that exists is kept, one at the replicas asked is not changed), so
+    /// an outage of any step is met by making the whole create again, until
+    /// it is done or the wait is over (`Unavailable`, saying the last
+    /// outage and how long it was ridden out). A connection lost for good
+    /// ends the wait at once.
     pub fn create_replicated(&self, replicas: Option<usize>) -> Result<(), JournalError> {
+        let conn = &self.inner.conn;
+        let wait = conn.election_wait;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            match self
+                .create_once(replicas)
+                .and_then(|()| self.await_leaders(deadline))
+            {
+                Err(e)
+                    if e.kind() == ErrorKind::Unavailable
+                        && self.is_clustered()
+                        && !conn.is_lost()
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(ELECTION_POLL);
+                }
+                Err(e) if e.kind() == ErrorKind::Unavailable && self.is_clustered() => {
+                    return Err(e.note(format!(
+                        "the creation was tried again for {} ms, the root's election wait",
+                        wait.as_millis()
+                    )));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// One try of [`create_replicated`](Self::create_replicated), without
+    /// its wait for leaders.
+    fn create_once(&self, replicas: Option<usize>) -> Result<(), JournalError> {
         let conn = &self.inner.conn;
         let names = &self.inner.names;
         if let Some(asked) = replicas {
@@ -89,24 +128,31 @@ impl NatsLedger {
                 self.scale(&bucket, replicas.unwrap_or(1))?;
             }
         }
-        self.ensure_leader_reads()?;
-        self.await_leaders()
+        self.ensure_leader_reads()
+    }
+
+    /// On a cluster, waits (at most the root's election wait) until the
+    /// root's stream and each of its buckets has a leader: after a bucket
+    /// is created lazily (the transparency log's, the ledger metadata's),
+    /// as [`create_replicated`](Self::create_replicated) does after it
+    /// creates the others.
+    pub(crate) fn await_bucket_leaders(&self) -> Result<(), JournalError> {
+        self.await_leaders(std::time::Instant::now() + self.inner.conn.election_wait)
     }
 
     /// On a cluster, waits until the root's stream and each of its
-    /// buckets has a leader (a stream just created or scaled elects one
-    /// after the create's answer): a writer opened right after
-    /// [`create_replicated`](Self::create_replicated) would otherwise
-    /// find its lease bucket with no one to answer (`Unavailable`). Waits
-    /// at most [`LEADER_WAIT`] in all, then is `Unavailable` naming the
-    /// stream; a failure other than an outage is returned at once.
-    fn await_leaders(&self) -> Result<(), JournalError> {
+    /// buckets has a leader (a stream whose leader stepped down after the
+    /// create's answer elects another): a writer opened right after
+    /// [`create_replicated`](Self::create_replicated) would otherwise find
+    /// its lease bucket with no one to answer (`Unavailable`). Polls until
+    /// `deadline`, then is `Unavailable` naming the stream; a failure other
+    /// than an outage is returned at once.
+    fn await_leaders(&self, deadline: std::time::Instant) -> Result<(), JournalError> {
         if !self.is_clustered() {
             return Ok(());
         }
         let conn = &self.inner.conn;
         let names = &self.inner.names;
-        let deadline = std::time::Instant::now() + LEADER_WAIT;
         let streams = std::iter::once(names.stream.clone()).chain(names.bucket_streams());
         for name in streams {
             let what = format!("cannot read the stream info of {name}");
@@ -122,18 +168,18 @@ impl NatsLedger {
                 match led {
                     Ok(true) => break,
                     Err(e) if e.kind() != ErrorKind::Unavailable => return Err(e),
-                    _ if std::time::Instant::now() >= deadline => {
+                    Err(e) if std::time::Instant::now() >= deadline => return Err(e),
+                    Ok(false) if std::time::Instant::now() >= deadline => {
                         return Err(error::error(
                             ErrorKind::Unavailable,
                             format!(
-                                "found no leader elected for the stream {name} of the root {} within {} s of its creation, expected one: retry later",
+                                "found no leader elected for the stream {name} of the root {}, expected one: retry later",
                                 conn.address,
-                                LEADER_WAIT.as_secs()
                             ),
                         )
                         .with_path(&conn.address));
                     }
-                    _ => std::thread::sleep(Duration::from_millis(20)),
+                    _ => std::thread::sleep(ELECTION_POLL),
                 }
             }
         }
