@@ -146,10 +146,7 @@ impl Backend for OpenedRoot {
     /// `creating.replicas` replicas (more than the cluster has is refused,
     /// naming both numbers); `Ok(true)` when the stream was new.
     fn create(&self, creating: &Creating) -> Result<bool, JournalError> {
-        let ledger = self.root.ledger()?;
-        let existed = ledger.exists()?;
-        ledger.create_replicated(creating.replicas)?;
-        Ok(!existed)
+        self.root.ledger()?.create_replicated(creating.replicas)
     }
 
     /// A NATS root that records no content store keeps its blobs in its

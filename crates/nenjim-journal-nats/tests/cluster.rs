@@ -43,7 +43,7 @@ fn a_root_on_a_cluster_has_the_replicas_asked_for_and_never_more_than_servers() 
         refused.message()
     );
     assert!(!ledger.exists().unwrap());
-    ledger.create_replicated(Some(3)).unwrap();
+    assert!(ledger.create_replicated(Some(3)).unwrap(), "new");
     let replication = ledger.replication().unwrap();
     assert_eq!(replication.replicas, 3);
     assert!(replication.clustered);
@@ -58,9 +58,9 @@ fn a_root_on_a_cluster_has_the_replicas_asked_for_and_never_more_than_servers() 
         }
     }
     // An existing R3 root scaled down to R1 and up again.
-    ledger.create_replicated(Some(1)).unwrap();
+    assert!(!ledger.create_replicated(Some(1)).unwrap(), "existing");
     assert_eq!(raw.stream_config("KV_NENJIM_hub_lease").num_replicas, 1);
-    ledger.create_replicated(Some(3)).unwrap();
+    assert!(!ledger.create_replicated(Some(3)).unwrap(), "existing");
     assert_eq!(raw.stream_config("OBJ_NENJIM_hub_blobs").num_replicas, 3);
     // `create()` keeps an existing root's replicas as they are.
     root.ledger().unwrap().create().unwrap();
@@ -101,12 +101,17 @@ fn a_create_rides_out_a_cluster_without_a_quorum_for_its_election_wait() {
         .election_wait(Duration::from_secs(300))
         .ledger()
         .unwrap();
-    let creating = std::thread::spawn(move || patient.create_replicated(Some(3)).map(|()| patient));
+    let creating = std::thread::spawn(move || {
+        patient
+            .create_replicated(Some(3))
+            .map(|created| (created, patient))
+    });
     cluster.start_all();
-    let patient = creating
+    let (created, patient) = creating
         .join()
         .unwrap_or_else(|_| panic!("the create panicked"))
         .unwrap();
+    assert!(created, "the stream was new");
     let replication = patient.replication().unwrap();
     assert_eq!(replication.replicas, 3);
     assert!(replication.leader.is_some());

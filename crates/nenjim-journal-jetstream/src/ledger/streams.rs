@@ -15,7 +15,7 @@ impl NatsLedger {
     /// (the writer gives one made without atomic batch publishes them once
     /// it holds the lease: [`ensure_atomic_batches`](Self::ensure_atomic_batches)).
     pub fn create(&self) -> Result<(), JournalError> {
-        self.create_replicated(None)
+        self.create_replicated(None).map(|_| ())
     }
 
     /// [`create`](Self::create) with `replicas` copies of the stream and
@@ -35,15 +35,25 @@ impl NatsLedger {
     /// it is done or the wait is over (`Unavailable`, saying the last
     /// outage and how long it was ridden out). A connection lost for good
     /// ends the wait at once.
-    pub fn create_replicated(&self, replicas: Option<usize>) -> Result<(), JournalError> {
+    ///
+    /// `Ok(true)` when the ledger's stream was new: absent when this call
+    /// first looked (a try that made it but got no answer leaves it new).
+    pub fn create_replicated(&self, replicas: Option<usize>) -> Result<bool, JournalError> {
         let conn = &self.inner.conn;
         let wait = conn.election_wait;
         let deadline = std::time::Instant::now() + wait;
+        let mut existed = None;
         loop {
-            match self
-                .create_once(replicas)
-                .and_then(|()| self.await_leaders(deadline))
-            {
+            let tried = match existed {
+                Some(existed) => Ok(existed),
+                None => self.exists(),
+            }
+            .and_then(|found| {
+                existed = Some(found);
+                self.create_once(replicas)
+            })
+            .and_then(|()| self.await_leaders(deadline));
+            match tried.map(|()| existed == Some(false)) {
                 Err(e)
                     if e.kind() == ErrorKind::Unavailable
                         && self.is_clustered()
