@@ -132,9 +132,6 @@ pub fn read_from(reader: &dyn LedgerReader) -> Result<Option<Ledger>, JournalErr
     read_ledger_after(reader, 0).map(Some)
 }
 
-/// How many entries [`read_after`] asks a ledger for at once.
-const BATCH: usize = 4096;
-
 /// The most bytes of carried revisions a read keeps (256 MiB): past it, a
 /// revision's bytes are dropped and read again, by its entry, when the
 /// loader comes to it ([`LedgerReader::read_revision`]). So a load of a
@@ -147,8 +144,9 @@ pub fn read_after(reader: &dyn LedgerReader, after: u64) -> Result<Vec<Entry>, J
     let mut entries = Vec::new();
     let mut tip = after;
     loop {
-        let batch = reader.read_after(tip, BATCH)?;
-        let full = batch.len() == BATCH;
+        let asked = reader.read_batch().max(1);
+        let batch = reader.read_after(tip, asked)?;
+        let full = batch.len() == asked;
         if let Some(last) = batch.last() {
             tip = last.sequence();
         }
@@ -167,11 +165,13 @@ pub fn read_ledger_after(reader: &dyn LedgerReader, after: u64) -> Result<Ledger
     let mut kept = 0usize;
     let mut tip = after;
     loop {
-        let batch = reader.read_after_with_bytes(tip, BATCH)?;
-        let full = batch.len() == BATCH;
+        let asked = reader.read_batch().max(1);
+        let batch = reader.read_after_with_bytes(tip, asked)?;
+        let full = batch.len() == asked;
         if let Some((last, _)) = batch.last() {
             tip = last.sequence();
         }
+        ledger.entries.reserve(batch.len());
         for (entry, bytes) in batch {
             if let Some(bytes) = bytes
                 && entry.revision().is_some()

@@ -82,6 +82,7 @@ use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion};
 use crate::{FileSystem, MAX_FILE_LEN};
 
 pub use follow::{FollowEntries, Followed, LedgerFollow};
+use record::Seen;
 pub use record::{Entry, Record, RecordError, RevisionPointer};
 pub use segmented::{SegmentedLedger, SegmentedReader, mismatch};
 
@@ -104,6 +105,8 @@ pub const SEGMENTS_DIR: &str = "segments";
 pub const SEGMENT_SUFFIX: &str = ".segment";
 /// How many entries may go without a segment before the writer writes one.
 pub const SEGMENT_SPAN: u64 = 1000;
+/// The default [`LedgerReader::read_batch`]: whole segments' worth.
+pub const READ_BATCH: usize = 4 * SEGMENT_SPAN as usize;
 /// The writer's lease file (see [`crate::lease`]).
 pub const LEASE: &str = "lease";
 /// The command's record of the root's content store (`init --store`):
@@ -198,6 +201,15 @@ pub trait LedgerReader: Send + Sync + fmt::Debug {
 
     /// The path of the entry `sequence`, for messages.
     fn entry_path(&self, sequence: u64) -> PathBuf;
+
+    /// How many entries a reader of the whole ledger asks
+    /// [`read_after_with_bytes`](Self::read_after_with_bytes) for at once.
+    /// The default, [`READ_BATCH`], bounds what one request to a backend
+    /// over a network brings back; a ledger whose every read lists and
+    /// reads its segments ([`SegmentedReader`]) is read in one batch.
+    fn read_batch(&self) -> usize {
+        READ_BATCH
+    }
 
     /// [`read_after`](Self::read_after), each entry with the exact bytes
     /// of the revision it records where the backend reads them with the

@@ -6,6 +6,13 @@ use std::fmt;
 
 use nenjim_journal_api::error::JournalError;
 use nenjim_journal_api::valuetypes::{ArtifactCoordinate, JournalVersion, RevisionDigest};
+use rustc_hash::FxBuildHasher;
+
+/// The coordinates a reader has seen, by their text (an artifact recurs
+/// in a ledger once per revision: it is validated once). Fx-hashed: the
+/// keys are the ledger's own text, and SipHash was a tenth of a
+/// segment's parse.
+pub(crate) type Seen = HashMap<Box<str>, ArtifactCoordinate, FxBuildHasher>;
 
 /// A pointer to one revision file: what a `REVISION` entry records.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -92,15 +99,12 @@ impl Entry {
 
     /// Parses one record line (without its line terminator).
     pub fn parse(line: &str) -> Result<Entry, RecordError> {
-        Entry::parse_cached(line, &mut HashMap::new())
+        Entry::parse_cached(line, &mut Seen::default())
     }
 
     /// [`Entry::parse`], taking coordinates already seen from `seen` (an
     /// artifact recurs in a ledger once per revision: it is validated once).
-    pub(crate) fn parse_cached(
-        line: &str,
-        seen: &mut HashMap<Box<str>, ArtifactCoordinate>,
-    ) -> Result<Entry, RecordError> {
+    pub(crate) fn parse_cached(line: &str, seen: &mut Seen) -> Result<Entry, RecordError> {
         let mut tokens = line.split(' ');
         let mut next = |what: &str| {
             tokens

@@ -2,7 +2,6 @@
 //! batches that read only the segments holding their entries; writes
 //! nothing (the loader's side of the [module docs](super)).
 
-use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +10,13 @@ use nenjim_journal_api::error::{self, JournalError};
 use super::{exists, mismatch};
 use crate::file_system::FileSystem;
 use crate::ledger::{
-    Entry, LEDGER_FILE_MAX, LedgerReader, MARKER, MARKER_TEXT, SEGMENT_SUFFIX, SEGMENTS_DIR,
-    entry_path, ledger_dir,
+    Entry, LEDGER_FILE_MAX, LedgerReader, MARKER, MARKER_TEXT, SEGMENT_SPAN, SEGMENT_SUFFIX,
+    SEGMENTS_DIR, Seen, entry_path, ledger_dir,
 };
+
+/// A segment as read: its records, and whether its text ends with a line
+/// end.
+type Segment = (Vec<Entry>, bool);
 
 /// The largest batch of entries read at once after the last segment.
 const ENTRY_BATCH_MAX: u64 = 64;
@@ -57,36 +60,55 @@ impl<'a> SegmentedReader<'a> {
             ));
         }
         let mut entries = Vec::new();
-        let mut seen = HashMap::new();
+        let mut seen = Seen::default();
         let mut tip = 0;
         let mut segmented = 0;
+        // The segments to read: those after `after`, until they hold `max`
+        // entries by their names (a name that lies is found when its
+        // records are pushed below).
+        let mut wanted = Vec::new();
+        let mut named = 0u64;
+        let mut before = 0u64;
         for (last, path) in self.segments()? {
-            if entries.len() >= max {
-                return Ok((entries, segmented));
+            if usize::try_from(named).unwrap_or(usize::MAX) >= max {
+                break;
             }
             if last <= after {
                 // Wholly before `after`: its last sequence is known from its name.
                 tip = last;
                 segmented = last;
-                continue;
+            } else {
+                named += last.saturating_sub(before.max(after));
+                wanted.push((last, path));
             }
-            let text = self.read_small(&path)?;
-            // Lines end at `\n` only: a CR before it is part of the line
-            // (a record refuses it, as in a log entry).
-            for (index, line) in text.split_terminator('\n').enumerate() {
-                let entry = Entry::parse_cached(line, &mut seen)
-                    .map_err(|m| mismatch(&path, format!("line {}: {m}", index + 1)))?;
-                push(&mut tip, &mut entries, after, entry, &path)?;
+            before = last;
+        }
+        // Read and parsed in parallel (most of a start's reading of a
+        // large ledger), then checked in order: the first error in ledger
+        // order is the one returned, as when they were read one by one.
+        // Room for what the names say, but never more than a writer's
+        // segments hold (a name is the ledger's word, not a size to trust).
+        let span = usize::try_from(SEGMENT_SPAN).unwrap_or(usize::MAX);
+        entries.reserve(
+            usize::try_from(named)
+                .unwrap_or(usize::MAX)
+                .min(max)
+                .min(wanted.len().saturating_mul(span)),
+        );
+        for ((last, path), read) in wanted.iter().zip(self.read_segments(&wanted)) {
+            let (records, ended) = read?;
+            for entry in records {
+                push(&mut tip, &mut entries, after, entry, path)?;
             }
-            if tip != last || !text.ends_with('\n') {
+            if tip != *last || !ended {
                 return Err(mismatch(
-                    &path,
+                    path,
                     format!(
                         "found a segment ending at sequence {tip}, expected its records to end at {last} (its name), each on a line of its own"
                     ),
                 ));
             }
-            segmented = last;
+            segmented = *last;
         }
         // The entries after the last segment (or after `after`), up to the
         // first absent one, in batches of concurrent reads that double from
@@ -109,6 +131,53 @@ impl<'a> SegmentedReader<'a> {
             batch = (batch * 2).min(ENTRY_BATCH_MAX);
         }
         Ok((entries, segmented))
+    }
+
+    /// Reads and parses the segments `wanted`, on as many threads as the
+    /// machine runs at once (each a run of consecutive segments): for each,
+    /// its records and whether its text ends with a line end.
+    fn read_segments(&self, wanted: &[(u64, PathBuf)]) -> Vec<Result<Segment, JournalError>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(wanted.len());
+        if threads <= 1 {
+            return self.read_run(wanted);
+        }
+        let run = wanted.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = wanted
+                .chunks(run)
+                .map(|chunk| (chunk, scope.spawn(|| self.read_run(chunk))))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|(chunk, handle)| {
+                    // A reader that panicked (none does) reads its run here.
+                    handle.join().unwrap_or_else(|_| self.read_run(chunk))
+                })
+                .collect()
+        })
+    }
+
+    /// [`read_segments`](Self::read_segments) of one run, on this thread.
+    fn read_run(&self, run: &[(u64, PathBuf)]) -> Vec<Result<Segment, JournalError>> {
+        let mut seen = Seen::default();
+        run.iter()
+            .map(|(_, path)| {
+                let text = self.read_small(path)?;
+                // Lines end at `\n` only: a CR before it is part of the
+                // line (a record refuses it, as in a log entry).
+                let records = text
+                    .split_terminator('\n')
+                    .enumerate()
+                    .map(|(index, line)| {
+                        Entry::parse_cached(line, &mut seen)
+                            .map_err(|m| mismatch(path, format!("line {}: {m}", index + 1)))
+                    })
+                    .collect::<Result<Vec<Entry>, JournalError>>()?;
+                Ok((records, text.ends_with('\n')))
+            })
+            .collect()
     }
 
     /// The segments of the ledger, ascending: (last sequence, path).
@@ -207,6 +276,12 @@ fn entry_text(path: &Path, record: io::Result<Vec<u8>>) -> Result<Option<String>
 impl LedgerReader for SegmentedReader<'_> {
     fn exists(&self) -> Result<bool, JournalError> {
         exists(self.fs, self.root)
+    }
+
+    /// Every entry at once: a batch lists the segments and reads the
+    /// marker again, and the entries are small (a start holds them all).
+    fn read_batch(&self) -> usize {
+        usize::MAX
     }
 
     fn read_after(&self, after: u64, max: usize) -> Result<Vec<Entry>, JournalError> {
@@ -357,6 +432,61 @@ mod tests {
         assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
         assert_eq!(error.path(), Some(path.as_path()));
         assert!(error.message().starts_with("line 1: "), "{error}");
+    }
+
+    /// Segments are read and parsed in parallel, and checked in ledger
+    /// order: of two broken segments, the first one's error is returned,
+    /// as a read of one segment after the other returns it.
+    #[test]
+    fn of_segments_read_in_parallel_the_first_error_in_ledger_order_is_returned() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 10);
+        ledger.create(&[]).unwrap();
+        for tip in 0..45 {
+            ledger.commit(tip, fence(1).into()).unwrap();
+        }
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        let whole = reader.read_after(0, reader.read_batch()).unwrap();
+        assert_eq!(
+            whole.iter().map(Entry::sequence).collect::<Vec<_>>(),
+            (1..=45).collect::<Vec<_>>()
+        );
+        // The second segment does not parse at its line 3; the fourth not
+        // at its line 1.
+        let second = segment_path(root, 20);
+        let text = std::fs::read_to_string(&second).unwrap();
+        std::fs::write(&second, text.replacen("13 FENCE 1", "13 FENCE x", 1)).unwrap();
+        std::fs::write(segment_path(root, 40), "garbage\n").unwrap();
+        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(second.as_path()), "{error}");
+        assert!(error.message().starts_with("line 3: "), "{error}");
+        // The first segment whole again, and the second one lying about
+        // its end (it ends at 20 as named, but a record is missing): its
+        // order error still comes before the fourth's parse error.
+        std::fs::write(&second, text.replacen("13 FENCE 1\n", "", 1)).unwrap();
+        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
+        assert_eq!(error.path(), Some(second.as_path()), "{error}");
+        assert!(error.message().contains("expected sequence 13"), "{error}");
+    }
+
+    /// A segment named for the last sequence there is holds one record:
+    /// `LedgerMismatch`, and the room a read makes for the entries its
+    /// names promise is bounded by what segments hold (it was an overflow
+    /// of a reservation for 2^64 entries).
+    #[test]
+    fn a_segment_named_for_the_largest_sequence_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
+        ledger.create(&[Entry::new(1, fence(1))]).unwrap();
+        let last = segment_path(root, u64::MAX);
+        std::fs::rename(segment_path(root, 1), &last).unwrap();
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        assert_eq!(error.path(), Some(last.as_path()));
     }
 
     /// A segment that does not end where its name says is `LedgerMismatch`.

@@ -3,7 +3,6 @@
 //! each revision's file put before its record, batches, after-commit
 //! hooks, and the one place segments are written.
 
-use std::collections::HashMap;
 use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -15,7 +14,7 @@ use super::{SegmentedReader, exists};
 use crate::blob::{Created, Store};
 use crate::ledger::{
     AfterCommit, BatchCommit, Commit, CommitError, Entry, LOG_DIR, Ledger, LedgerReader, MARKER,
-    MARKER_TEXT, Record, RevisionPointer, SEGMENT_SPAN, SEGMENTS_DIR, entry_path, ledger_dir,
+    MARKER_TEXT, Record, RevisionPointer, SEGMENT_SPAN, SEGMENTS_DIR, Seen, entry_path, ledger_dir,
     revision_path, segment_path, without_bytes,
 };
 
@@ -95,7 +94,7 @@ impl SegmentedLedger {
             .read_record(path)
             .ok()
             .and_then(|t| String::from_utf8(t).ok())
-            .and_then(|t| Entry::parse_cached(&t, &mut HashMap::new()).ok())
+            .and_then(|t| Entry::parse_cached(&t, &mut Seen::default()).ok())
     }
 
     /// The path of the revision file `pointer` points at.
