@@ -14,9 +14,15 @@ use crate::ledger::{
     SEGMENTS_DIR, Seen, entry_path, ledger_dir,
 };
 
-/// A segment as read: its records, and whether its text ends with a line
-/// end.
-type Segment = (Vec<Entry>, bool);
+/// What was read of a run of consecutive segments: their records, up to
+/// the first error; for each segment read whole, how many records it gave
+/// and whether its text ends with a line end; and that error (of the
+/// segment after those, whose records before it end `entries`).
+struct Run {
+    entries: Vec<Entry>,
+    segments: Vec<(usize, bool)>,
+    error: Option<JournalError>,
+}
 
 /// The largest batch of entries read at once after the last segment.
 const ENTRY_BATCH_MAX: u64 = 64;
@@ -95,20 +101,34 @@ impl<'a> SegmentedReader<'a> {
                 .min(max)
                 .min(wanted.len().saturating_mul(span)),
         );
-        for ((last, path), read) in wanted.iter().zip(self.read_segments(&wanted)) {
-            let (records, ended) = read?;
-            for entry in records {
-                push(&mut tip, &mut entries, after, entry, path)?;
+        for (run, read) in self.read_segments(&wanted) {
+            let mut records = read.entries.into_iter();
+            let whole = read.segments.len();
+            for ((last, path), (count, ended)) in run.iter().zip(read.segments) {
+                for entry in records.by_ref().take(count) {
+                    push(&mut tip, &mut entries, after, entry, path)?;
+                }
+                if tip != *last || !ended {
+                    return Err(mismatch(
+                        path,
+                        format!(
+                            "found a segment ending at sequence {tip}, expected its records to end at {last} (its name), each on a line of its own"
+                        ),
+                    ));
+                }
+                segmented = *last;
             }
-            if tip != *last || !ended {
-                return Err(mismatch(
-                    path,
-                    format!(
-                        "found a segment ending at sequence {tip}, expected its records to end at {last} (its name), each on a line of its own"
-                    ),
-                ));
+            if let Some(error) = read.error {
+                // The records of the segment that failed, before its
+                // error: an order error among them comes first, as when
+                // each record was checked as it was parsed.
+                if let Some((_, path)) = run.get(whole) {
+                    for entry in records {
+                        push(&mut tip, &mut entries, after, entry, path)?;
+                    }
+                }
+                return Err(error);
             }
-            segmented = *last;
         }
         // The entries after the last segment (or after `after`), up to the
         // first absent one, in batches of concurrent reads that double from
@@ -134,50 +154,76 @@ impl<'a> SegmentedReader<'a> {
     }
 
     /// Reads and parses the segments `wanted`, on as many threads as the
-    /// machine runs at once (each a run of consecutive segments): for each,
-    /// its records and whether its text ends with a line end.
-    fn read_segments(&self, wanted: &[(u64, PathBuf)]) -> Vec<Result<Segment, JournalError>> {
+    /// machine runs at once, each a run of consecutive segments: each run
+    /// with what was read of it.
+    fn read_segments<'w>(&self, wanted: &'w [(u64, PathBuf)]) -> Vec<(&'w [(u64, PathBuf)], Run)> {
         let threads = std::thread::available_parallelism()
             .map_or(1, usize::from)
             .min(wanted.len());
         if threads <= 1 {
-            return self.read_run(wanted);
+            return vec![(wanted, self.read_run(wanted))];
         }
-        let run = wanted.len().div_ceil(threads);
+        let size = wanted.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let handles: Vec<_> = wanted
-                .chunks(run)
-                .map(|chunk| (chunk, scope.spawn(|| self.read_run(chunk))))
+                .chunks(size)
+                .map(|run| (run, scope.spawn(|| self.read_run(run))))
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|(chunk, handle)| {
+                .map(|(run, handle)| {
                     // A reader that panicked (none does) reads its run here.
-                    handle.join().unwrap_or_else(|_| self.read_run(chunk))
+                    (run, handle.join().unwrap_or_else(|_| self.read_run(run)))
                 })
                 .collect()
         })
     }
 
-    /// [`read_segments`](Self::read_segments) of one run, on this thread.
-    fn read_run(&self, run: &[(u64, PathBuf)]) -> Vec<Result<Segment, JournalError>> {
+    /// [`read_segments`](Self::read_segments) of one run, on this thread,
+    /// up to its first error. Its records go to one vector (one
+    /// allocation a run, not one a segment).
+    fn read_run(&self, run: &[(u64, PathBuf)]) -> Run {
+        let span = usize::try_from(SEGMENT_SPAN).unwrap_or(usize::MAX);
+        let mut read = Run {
+            entries: Vec::with_capacity(run.len().saturating_mul(span)),
+            segments: Vec::with_capacity(run.len()),
+            error: None,
+        };
         let mut seen = Seen::default();
-        run.iter()
-            .map(|(_, path)| {
-                let text = self.read_small(path)?;
-                // Lines end at `\n` only: a CR before it is part of the
-                // line (a record refuses it, as in a log entry).
-                let records = text
-                    .split_terminator('\n')
-                    .enumerate()
-                    .map(|(index, line)| {
-                        Entry::parse_cached(line, &mut seen)
-                            .map_err(|m| mismatch(path, format!("line {}: {m}", index + 1)))
-                    })
-                    .collect::<Result<Vec<Entry>, JournalError>>()?;
-                Ok((records, text.ends_with('\n')))
-            })
-            .collect()
+        for (_, path) in run {
+            // The coordinates of one segment (an artifact's revisions are
+            // mostly near each other): the set of a whole run, freed when
+            // its thread ends, stayed in that thread's arena and grew a
+            // start's peak memory (P7 with a ledger) by 5 MB.
+            seen.clear();
+            let text = match self.read_small(path) {
+                Ok(text) => text,
+                Err(error) => {
+                    read.error = Some(error);
+                    break;
+                }
+            };
+            let before = read.entries.len();
+            // Lines end at `\n` only: a CR before it is part of the line
+            // (a record refuses it, as in a log entry).
+            for (index, line) in text.split_terminator('\n').enumerate() {
+                match Entry::parse_cached(line, &mut seen) {
+                    Ok(entry) => read.entries.push(entry),
+                    Err(m) => {
+                        read.error = Some(mismatch(path, format!("line {}: {m}", index + 1)));
+                        break;
+                    }
+                }
+            }
+            if read.error.is_some() {
+                // The records before the error stay, the last ones of
+                // `entries`: checked before the error is returned.
+                break;
+            }
+            read.segments
+                .push((read.entries.len() - before, text.ends_with('\n')));
+        }
+        read
     }
 
     /// The segments of the ledger, ascending: (last sequence, path).
