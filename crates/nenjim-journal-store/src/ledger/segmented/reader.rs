@@ -357,6 +357,22 @@ mod tests {
         Record::Fence { epoch }
     }
 
+    /// A ledger made in `root` with segments of `span` entries, created
+    /// with `entries`.
+    fn created(root: &Path, span: u64, entries: &[Entry]) -> SegmentedLedger {
+        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, span);
+        ledger.create(entries).unwrap();
+        ledger
+    }
+
+    /// The error of a read of the whole ledger of `root`: `LedgerMismatch`.
+    fn mismatch_of(root: &Path) -> JournalError {
+        let reader = SegmentedReader::new(&RealFileSystem, root);
+        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        error
+    }
+
     /// A batched read reads what it asks for: the segments that hold its
     /// entries, never the rest of the ledger (a load of n entries in
     /// batches read O(n^2 / batch) of them before).
@@ -385,8 +401,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 10);
-        ledger.create(&[]).unwrap();
+        let ledger = created(root, 10, &[]);
         for tip in 0..45 {
             ledger.commit(tip, fence(1).into()).unwrap();
         }
@@ -427,14 +442,10 @@ mod tests {
     fn a_segment_named_with_a_sign_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
-        ledger.create(&[Entry::new(1, fence(1))]).unwrap();
+        created(root, 1000, &[Entry::new(1, fence(1))]);
         let signed = segment_path(root, 1).with_file_name("+0000000000000000001.segment");
         std::fs::rename(segment_path(root, 1), &signed).unwrap();
-        let error = SegmentedReader::new(&RealFileSystem, root)
-            .read_after(0, 10)
-            .unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(signed.as_path()));
     }
 
@@ -446,15 +457,11 @@ mod tests {
     fn a_segment_named_for_sequence_0_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
-        ledger.create(&[]).unwrap();
+        let ledger = created(root, 1000, &[]);
         ledger.commit(0, fence(1).into()).unwrap();
         let zero = segment_path(root, 0);
         std::fs::write(&zero, "not a record\n").unwrap();
-        let error = SegmentedReader::new(&RealFileSystem, root)
-            .read_after(0, 10)
-            .unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(zero.as_path()));
     }
 
@@ -466,16 +473,14 @@ mod tests {
     fn a_segment_in_crlf_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
-        ledger
-            .create(&[Entry::new(1, fence(1)), Entry::new(2, fence(1))])
-            .unwrap();
+        created(
+            root,
+            1000,
+            &[Entry::new(1, fence(1)), Entry::new(2, fence(1))],
+        );
         let path = segment_path(root, 2);
         std::fs::write(&path, "1 FENCE 1\r\n2 FENCE 1\r\n").unwrap();
-        let error = SegmentedReader::new(&RealFileSystem, root)
-            .read_after(0, 10)
-            .unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(path.as_path()));
         assert!(error.message().starts_with("line 1: "), "{error}");
     }
@@ -487,8 +492,7 @@ mod tests {
     fn of_segments_read_in_parallel_the_first_error_in_ledger_order_is_returned() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 10);
-        ledger.create(&[]).unwrap();
+        let ledger = created(root, 10, &[]);
         for tip in 0..45 {
             ledger.commit(tip, fence(1).into()).unwrap();
         }
@@ -504,15 +508,14 @@ mod tests {
         let text = std::fs::read_to_string(&second).unwrap();
         std::fs::write(&second, text.replacen("13 FENCE 1", "13 FENCE x", 1)).unwrap();
         std::fs::write(segment_path(root, 40), "garbage\n").unwrap();
-        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(second.as_path()), "{error}");
         assert!(error.message().starts_with("line 3: "), "{error}");
         // The first segment whole again, and the second one lying about
         // its end (it ends at 20 as named, but a record is missing): its
         // order error still comes before the fourth's parse error.
         std::fs::write(&second, text.replacen("13 FENCE 1\n", "", 1)).unwrap();
-        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(second.as_path()), "{error}");
         assert!(error.message().contains("expected sequence 13"), "{error}");
     }
@@ -525,13 +528,10 @@ mod tests {
     fn a_segment_named_for_the_largest_sequence_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
-        ledger.create(&[Entry::new(1, fence(1))]).unwrap();
+        created(root, 1000, &[Entry::new(1, fence(1))]);
         let last = segment_path(root, u64::MAX);
         std::fs::rename(segment_path(root, 1), &last).unwrap();
-        let reader = SegmentedReader::new(&RealFileSystem, root);
-        let error = reader.read_after(0, reader.read_batch()).unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(last.as_path()));
     }
 
@@ -540,15 +540,13 @@ mod tests {
     fn a_segment_that_lies_about_its_end_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let ledger = SegmentedLedger::new(Arc::new(RealFileSystem), root, 1000);
-        ledger
-            .create(&[Entry::new(1, fence(1)), Entry::new(2, fence(1))])
-            .unwrap();
+        created(
+            root,
+            1000,
+            &[Entry::new(1, fence(1)), Entry::new(2, fence(1))],
+        );
         std::fs::rename(segment_path(root, 2), segment_path(root, 3)).unwrap();
-        let error = SegmentedReader::new(&RealFileSystem, root)
-            .read_after(0, 10)
-            .unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::LedgerMismatch, "{error}");
+        let error = mismatch_of(root);
         assert_eq!(error.path(), Some(segment_path(root, 3).as_path()));
     }
 }
