@@ -241,12 +241,46 @@ impl NatsLease {
 
     /// Writes `lease` if the key is still at `revision` (`None`: absent);
     /// its new revision, or `None` if another holder changed it.
+    ///
+    /// On a cluster, a write that no server took (no responders, or the
+    /// cluster not ready: nothing was written) is made again for at most
+    /// the root's election wait: a lease bucket just made or scaled is not
+    /// yet known to every server, and a writer connected to another one
+    /// found no one to take its first write (`init --replicas 3`, seen in
+    /// CI). A write that timed out may have been written, and is not made
+    /// again.
     fn replace(&self, lease: &Lease, revision: Option<u64>) -> Result<Option<u64>, JournalError> {
+        let deadline = std::time::Instant::now() + self.ledger.conn().election_wait;
+        loop {
+            match self.replace_once(lease, revision) {
+                Err((_, Some(crate::outage::Why::NoLeader)))
+                    if self.ledger.is_clustered()
+                        && !self.ledger.conn().is_lost()
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                done => return done.map_err(|(e, _)| e),
+            }
+        }
+    }
+
+    /// One try of [`replace`](Self::replace): its error with why it was an
+    /// outage.
+    fn replace_once(
+        &self,
+        lease: &Lease,
+        revision: Option<u64>,
+    ) -> Result<Option<u64>, (JournalError, Option<crate::outage::Why>)> {
         let conn = self.ledger.conn();
         let value = Bytes::from(lease.render());
         let error = |e: crate::outage::Said| {
-            conn.request_error("cannot write the lease", e)
-                .with_path(&self.path)
+            let why = e.1;
+            (
+                conn.request_error("cannot write the lease", e)
+                    .with_path(&self.path),
+                why,
+            )
         };
         let said = |e: &dyn std::fmt::Display, why| crate::outage::Said(e.to_string(), why);
         match revision {

@@ -133,6 +133,43 @@ fn a_create_rides_out_a_cluster_without_a_quorum_for_its_election_wait() {
     }
 }
 
+/// On a cluster, a lease write that no server takes (no responders:
+/// nothing was written) is made again for the root's election wait: a
+/// lease bucket just made was not yet known to the server a writer was
+/// connected to, and `init --replicas 3` failed (seen in CI). Made here by
+/// moving the lease stream off its subjects while a writer opens (its
+/// reads of the lease still answered by the stream's leader), then
+/// putting it back.
+#[test]
+fn a_lease_write_no_server_takes_is_made_again_on_a_cluster() {
+    let cluster = NatsCluster::start(3);
+    let root = cluster_root(&cluster, "hub").election_wait(Duration::from_secs(300));
+    root.ledger().unwrap().create_replicated(Some(3)).unwrap();
+    let raw = Raw::connect_to(&cluster.url());
+    let stream = "KV_NENJIM_hub_lease";
+    let config = raw.stream_config(stream);
+    let mut elsewhere = config.clone();
+    elsewhere.subjects = vec!["$KV.nowhere.>".to_owned()];
+    raw.update_stream(&elsewhere);
+    let (done, opened) = std::sync::mpsc::channel();
+    let opening = std::thread::spawn(move || {
+        let writer = root.writer(WriterOptions::new());
+        let _ = done.send(());
+        writer
+    });
+    // Before, the writer failed at once (`Unavailable`); it waits now.
+    assert!(
+        opened.recv_timeout(Duration::from_secs(2)).is_err(),
+        "the writer opened, or failed, with no server taking its lease"
+    );
+    raw.update_stream(&config);
+    let writer = opening
+        .join()
+        .unwrap_or_else(|_| panic!("the writer panicked"))
+        .unwrap();
+    writer.close().unwrap();
+}
+
 /// The reported false refusal: a writer puts a blob and at once appends
 /// the release that points at it; at R3 the blob check was sometimes
 /// served by a replica that had not applied the put yet (`BlobMissing`).

@@ -164,6 +164,13 @@ impl Raw {
         });
     }
 
+    /// Changes a stream's configuration to `config`.
+    pub fn update_stream(&self, config: &jetstream::stream::Config) {
+        self.runtime.block_on(async {
+            self.js.update_stream(config).await.unwrap();
+        });
+    }
+
     /// Creates a stream as it is configured (an older version's, say).
     pub fn create_stream(&self, config: jetstream::stream::Config) {
         self.runtime.block_on(async {
