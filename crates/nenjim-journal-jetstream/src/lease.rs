@@ -253,12 +253,8 @@ impl NatsLease {
         let deadline = std::time::Instant::now() + self.ledger.conn().election_wait;
         loop {
             match self.replace_once(lease, revision) {
-                Err((_, Some(crate::outage::Why::NoLeader)))
-                    if self.ledger.is_clustered()
-                        && !self.ledger.conn().is_lost()
-                        && std::time::Instant::now() < deadline =>
-                {
-                    std::thread::sleep(Duration::from_millis(20));
+                Err((_, Some(crate::outage::Why::NoLeader))) if self.ledger.rides_out(deadline) => {
+                    std::thread::sleep(crate::ledger::ELECTION_POLL);
                 }
                 done => return done.map_err(|(e, _)| e),
             }

@@ -17,6 +17,7 @@ mod streams;
 pub use commit::{ATOMIC_BATCH_BYTES, ATOMIC_BATCH_MAX, CommitError};
 #[doc(hidden)]
 pub use read::{MessageBody, parse_message, stream_sequence};
+pub(crate) use streams::ELECTION_POLL;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};

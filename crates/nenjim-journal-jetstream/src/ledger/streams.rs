@@ -5,9 +5,10 @@
 
 use super::*;
 
-/// How long [`NatsLedger::create_replicated`] pauses before it makes a
-/// request again that a cluster electing a leader left unanswered.
-const ELECTION_POLL: Duration = Duration::from_millis(20);
+/// How long a step that rides out an election ([`NatsLedger::rides_out`])
+/// pauses before it makes a request again that the cluster left
+/// unanswered.
+pub(crate) const ELECTION_POLL: Duration = Duration::from_millis(20);
 
 impl NatsLedger {
     /// Creates the root's stream and buckets where absent (what a writer
@@ -54,12 +55,7 @@ impl NatsLedger {
             })
             .and_then(|()| self.await_leaders(deadline));
             match tried.map(|()| existed == Some(false)) {
-                Err(e)
-                    if e.kind() == ErrorKind::Unavailable
-                        && self.is_clustered()
-                        && !conn.is_lost()
-                        && std::time::Instant::now() < deadline =>
-                {
+                Err(e) if e.kind() == ErrorKind::Unavailable && self.rides_out(deadline) => {
                     std::thread::sleep(ELECTION_POLL);
                 }
                 Err(e) if e.kind() == ErrorKind::Unavailable && self.is_clustered() => {
@@ -71,6 +67,13 @@ impl NatsLedger {
                 done => return done,
             }
         }
+    }
+
+    /// Whether an outage met before `deadline` is ridden out (the request
+    /// made again after [`ELECTION_POLL`]): only on a cluster, whose
+    /// leaders are elected, and not once the connection is lost for good.
+    pub(crate) fn rides_out(&self, deadline: std::time::Instant) -> bool {
+        self.is_clustered() && !self.inner.conn.is_lost() && std::time::Instant::now() < deadline
     }
 
     /// One try of [`create_replicated`](Self::create_replicated), without

@@ -24,6 +24,10 @@ struct Run {
     error: Option<JournalError>,
 }
 
+/// The entries a writer's segment holds, as a length: the most a read
+/// makes room for a segment, whatever its name says.
+const READ_SPAN: usize = SEGMENT_SPAN as usize;
+
 /// The largest batch of entries read at once after the last segment.
 const ENTRY_BATCH_MAX: u64 = 64;
 
@@ -94,12 +98,11 @@ impl<'a> SegmentedReader<'a> {
         // order is the one returned, as when they were read one by one.
         // Room for what the names say, but never more than a writer's
         // segments hold (a name is the ledger's word, not a size to trust).
-        let span = usize::try_from(SEGMENT_SPAN).unwrap_or(usize::MAX);
         entries.reserve(
             usize::try_from(named)
                 .unwrap_or(usize::MAX)
                 .min(max)
-                .min(wanted.len().saturating_mul(span)),
+                .min(wanted.len().saturating_mul(READ_SPAN)),
         );
         for (run, read) in self.read_segments(&wanted) {
             let mut records = read.entries.into_iter();
@@ -183,9 +186,8 @@ impl<'a> SegmentedReader<'a> {
     /// up to its first error. Its records go to one vector (one
     /// allocation a run, not one a segment).
     fn read_run(&self, run: &[(u64, PathBuf)]) -> Run {
-        let span = usize::try_from(SEGMENT_SPAN).unwrap_or(usize::MAX);
         let mut read = Run {
-            entries: Vec::with_capacity(run.len().saturating_mul(span)),
+            entries: Vec::with_capacity(run.len().saturating_mul(READ_SPAN)),
             segments: Vec::with_capacity(run.len()),
             error: None,
         };
